@@ -1,0 +1,39 @@
+//! The crate's error type: every way a request can be wrong, each with a message that names
+//! the problem.
+
+use thiserror::Error;
+
+/// Everything that can go wrong in bidtb, from a bad board size to an unwritable directory.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// A board size outside 2..=16, or a malformed `FxR` string.
+    #[error("bad board size: {0}")]
+    BoardSize(String),
+    /// A position that cannot be used (overlapping pieces, pawn on the first or last rank...).
+    #[error("bad position: {0}")]
+    Position(String),
+    /// A material class name that is not one of KvK, KQvK, KRvK, KBvK, KNvK, KPvK.
+    #[error("unknown material class '{0}': expected KvK, KQvK, KRvK, KBvK, KNvK or KPvK")]
+    Material(String),
+    /// Reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory involved.
+        path: String,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// The requested work does not fit in this machine's limits.
+    #[error("{0}")]
+    Resources(String),
+}
+
+impl Error {
+    /// Wrap an I/O error with the path it concerns.
+    pub fn io(path: impl AsRef<std::path::Path>, source: std::io::Error) -> Error {
+        Error::Io {
+            path: path.as_ref().display().to_string(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! The generation pipeline as named, timed stages: index → graph → iterate (kernel and
+//! guesses) until the guesses form a Richman function → per-class report.
+//!
+//! All classes of a board are iterated jointly (promotions and captures link them), which is
+//! how the published iteration count is defined.
+
+use std::time::Instant;
+
+use num_traits::{One, Zero};
+use serde::Serialize;
+
+use crate::certificate;
+use crate::geometry::Board;
+use crate::graph::Graph;
+use crate::guess::{Guesses, Value};
+use crate::index::Index;
+use crate::kernel::Kernel;
+use crate::position::{Material, Position};
+
+/// How a run is configured.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The board.
+    pub board: Board,
+    /// Stop after this many iterations even if the guesses have not converged.
+    pub max_iterations: Option<u32>,
+    /// Test whether the guesses form a Richman function every this many iterations (the
+    /// result does not depend on it: the first Richman iteration is the last change).
+    pub check_every: u32,
+}
+
+impl Options {
+    /// Defaults for a board: no cap, a Richman test every 16 iterations.
+    pub fn new(board: Board) -> Options {
+        Options {
+            board,
+            max_iterations: None,
+            check_every: 16,
+        }
+    }
+}
+
+/// What a run reports as it goes (progress bars, logs). Every method has a no-op default.
+pub trait Observer: Sync {
+    /// A named stage starts.
+    fn stage(&self, _name: &str) {}
+    /// A stage ended after `seconds`.
+    fn stage_done(&self, _name: &str, _seconds: f64) {}
+    /// Iteration `n` is done; `changed` guesses changed; values use `bits` fraction bits.
+    fn iteration(&self, _n: u32, _changed: usize, _bits: usize) {}
+    /// A Richman test ran at iteration `n` and found `violations` failing equations
+    /// (a lower bound when the cheap filter already failed).
+    fn richman_test(&self, _n: u32, _violations: usize) {}
+}
+
+/// An observer that reports nothing.
+pub struct Silent;
+impl Observer for Silent {}
+
+/// Per-class results.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClassReport {
+    /// Number of positions before symmetry reduction.
+    pub positions: usize,
+    /// Number of positions after symmetry reduction (what is computed and stored).
+    pub canonical_positions: usize,
+    /// The largest iteration at which a guess of this class changed: from there on the
+    /// class's guesses never change again.
+    pub stable_at: u32,
+    /// The largest denominator among the class's values, in decimal.
+    pub max_denominator: String,
+    /// Number of decimal digits of `max_denominator`.
+    pub max_denominator_digits: usize,
+}
+
+/// Seconds spent in each stage.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Timings {
+    /// Enumerating and indexing positions.
+    pub index: f64,
+    /// Building the game graph.
+    pub graph: f64,
+    /// The α/β iteration with guess tracking.
+    pub iterate: f64,
+    /// Richman tests (included in `iterate`).
+    pub richman_tests: f64,
+}
+
+/// Per-iteration record: how many guesses changed, per class.
+#[derive(Clone, Debug, Serialize)]
+pub struct IterationRecord {
+    /// The iteration n.
+    pub n: u32,
+    /// Guesses that changed at n, per class in [`Material::ALL`] order.
+    pub changed: Vec<u32>,
+}
+
+/// A finished (or capped) run: the graph, the guesses, and the report.
+pub struct Solution {
+    /// The board.
+    pub board: Board,
+    /// The position index.
+    pub index: Index,
+    /// The game graph.
+    pub graph: Graph,
+    /// The final guesses (the values, when converged).
+    pub guesses: Guesses,
+    /// The kernel with the final αₙ, βₙ.
+    pub kernel: Kernel,
+    /// The first n at which sₙ is a Richman function, if the run got there.
+    pub first_richman_iteration: Option<u32>,
+    /// How many iterations ran.
+    pub iterations_run: u32,
+    /// Per-class results, in [`Material::ALL`] order.
+    pub classes: Vec<(Material, ClassReport)>,
+    /// Guess changes per iteration.
+    pub history: Vec<IterationRecord>,
+    /// Stage timings.
+    pub timings: Timings,
+}
+
+impl Solution {
+    /// Whether the guesses were proved to form a Richman function.
+    pub fn converged(&self) -> bool {
+        self.first_richman_iteration.is_some()
+    }
+
+    /// The value (final guess) of a position with a white extra piece or bare kings.
+    pub fn value(&self, pos: &Position) -> Option<&Value> {
+        self.index.index_of(pos).map(|i| self.guesses.value(i))
+    }
+}
+
+fn timed<T>(obs: &dyn Observer, name: &str, seconds: &mut f64, f: impl FnOnce() -> T) -> T {
+    obs.stage(name);
+    let t = Instant::now();
+    let out = f();
+    *seconds = t.elapsed().as_secs_f64();
+    obs.stage_done(name, *seconds);
+    out
+}
+
+/// Initial number of limbs per value: enough for `iterations` if known, else 1024 bits.
+fn initial_width(max_iterations: Option<u32>) -> usize {
+    let bits = max_iterations.unwrap_or(1023) as usize + 1;
+    bits.div_ceil(64).max(2)
+}
+
+/// Run the whole pipeline on one board.
+pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
+    let mut timings = Timings::default();
+    let index = timed(obs, "index", &mut timings.index, || {
+        Index::new(options.board)
+    });
+    let graph = timed(obs, "graph", &mut timings.graph, || Graph::new(&index));
+    let classes = index.classes().len();
+    let class_of: Vec<u8> = (0..graph.positions())
+        .map(|i| index.class_of(i) as u8)
+        .collect();
+
+    let mut history = Vec::new();
+    let mut first_richman = None;
+    let mut test_seconds = 0.0;
+    let mut iterate_seconds = 0.0;
+    let (kernel, guesses) = timed(obs, "iterate", &mut iterate_seconds, || {
+        let mut kernel = Kernel::new(&graph, initial_width(options.max_iterations));
+        let mut guesses = Guesses::new(graph.nodes(), kernel.width());
+        loop {
+            let n = kernel.iteration();
+            if n > 0 && n % options.check_every.max(1) == 0 {
+                let t = Instant::now();
+                let bad = certificate::violations(&guesses, &graph, true);
+                test_seconds += t.elapsed().as_secs_f64();
+                obs.richman_test(n, bad.len());
+                if bad.is_empty() {
+                    first_richman = Some(
+                        (0..graph.positions())
+                            .map(|i| guesses.last_change(i))
+                            .max()
+                            .unwrap_or(0),
+                    );
+                    break;
+                }
+            }
+            if options.max_iterations.is_some_and(|m| n >= m) {
+                break;
+            }
+            if kernel.ensure_capacity() {
+                guesses.sync_width(&kernel);
+            }
+            let out = kernel.step(&graph, |f| guesses.falls_out(f));
+            guesses.update(&kernel, &out);
+            let mut changed = vec![0u32; classes];
+            for &p in &out {
+                changed[class_of[p as usize] as usize] += 1;
+            }
+            history.push(IterationRecord {
+                n: kernel.iteration(),
+                changed,
+            });
+            obs.iteration(kernel.iteration(), out.len(), kernel.fraction_bits());
+        }
+        (kernel, guesses)
+    });
+    timings.iterate = iterate_seconds;
+    timings.richman_tests = test_seconds;
+
+    let reports = index
+        .classes()
+        .iter()
+        .enumerate()
+        .map(|(c, ci)| {
+            let range = index.class_range(c);
+            let stable_at = range
+                .clone()
+                .map(|i| guesses.last_change(i))
+                .max()
+                .unwrap_or(0);
+            let max_den = range
+                .map(|i| guesses.value(i).denom().clone())
+                .max()
+                .unwrap_or_else(One::one);
+            let max_den = if max_den.is_zero() {
+                "1".to_string()
+            } else {
+                max_den.to_string()
+            };
+            let report = ClassReport {
+                positions: ci.raw_count(),
+                canonical_positions: ci.len(),
+                stable_at,
+                max_denominator_digits: max_den.len(),
+                max_denominator: max_den,
+            };
+            (ci.material(), report)
+        })
+        .collect();
+    Solution {
+        board: options.board,
+        index,
+        graph,
+        iterations_run: kernel.iteration(),
+        kernel,
+        guesses,
+        first_richman_iteration: first_richman,
+        classes: reports,
+        history,
+        timings,
+    }
+}

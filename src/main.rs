@@ -1,0 +1,4 @@
+//! The `bidtb` command: a thin shell over the library's command-line module.
+fn main() -> std::process::ExitCode {
+    bidtb::cli::main()
+}

@@ -1,0 +1,67 @@
+//! Machine-readable reports of a run (`summary.json`) and atomic file writing.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::generate::{ClassReport, Solution, Timings};
+
+/// The contents of `DIR/FxR/summary.json`.
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    /// Board, `FxR`.
+    pub board: String,
+    /// First n at which sₙ satisfies every equation (null if the run was capped first).
+    pub first_richman_iteration: Option<u32>,
+    /// Whether the guesses were proved to be a Richman function.
+    pub converged: bool,
+    /// Iterations computed (the run stops at the first Richman test that passes).
+    pub iterations_run: u32,
+    /// Wall-clock seconds of the whole run.
+    pub seconds: f64,
+    /// Seconds per stage.
+    pub stage_seconds: Timings,
+    /// Per material class, by name (KvK, KQvK, ...).
+    pub classes: BTreeMap<String, ClassReport>,
+}
+
+/// Build the summary of a run that took `seconds`.
+pub fn summary(sol: &Solution, seconds: f64) -> Summary {
+    Summary {
+        board: sol.board.to_string(),
+        first_richman_iteration: sol.first_richman_iteration,
+        converged: sol.converged(),
+        iterations_run: sol.iterations_run,
+        seconds,
+        stage_seconds: sol.timings.clone(),
+        classes: sol
+            .classes
+            .iter()
+            .map(|(m, c)| (m.to_string(), c.clone()))
+            .collect(),
+    }
+}
+
+/// Write `bytes` to `path` atomically: a temporary file in the same directory, flushed and
+/// synced, then renamed over the target. A crash leaves either the old file or the new one.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(path, e)
+    })
+}
