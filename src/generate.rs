@@ -188,7 +188,7 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
             if kernel.ensure_capacity() {
                 guesses.sync_width(&kernel);
             }
-            let out = kernel.step(&graph, |f| guesses.falls_out(f));
+            let out = kernel.step(|f| guesses.falls_out(f));
             guesses.update(&kernel, &out);
             let mut changed = vec![0u32; classes];
             for &p in &out {

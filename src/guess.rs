@@ -52,13 +52,71 @@ pub fn simplest_between(lo: &Value, hi: &Value) -> Value {
     }
 }
 
+/// [`simplest_between`] for `[an/ad, bn/bd]` in machine integers: `(numerator,
+/// denominator)`. Every intermediate stays below `2·max(an, ad, bn, bd)`, so inputs below
+/// 2^126 are safe.
+pub fn simplest_between_u128(
+    mut an: u128,
+    mut ad: u128,
+    mut bn: u128,
+    mut bd: u128,
+) -> (u128, u128) {
+    debug_assert!(an * bd <= bn * ad || an.max(ad).max(bn).max(bd) >= 1 << 63);
+    let (mut h0, mut h1, mut k0, mut k1) = (0u128, 1u128, 1u128, 0u128);
+    loop {
+        let (q, r) = (an / ad, an % ad);
+        let (term, last) = if r == 0 {
+            (q, true)
+        } else if (q + 1) * bd <= bn {
+            (q + 1, true)
+        } else {
+            (q, false)
+        };
+        let h = term * h1 + h0;
+        let k = term * k1 + k0;
+        if last {
+            return (h, k);
+        }
+        (h0, h1, k0, k1) = (h1, h, k1, k);
+        let new_ad = bn - term * bd;
+        (an, ad, bn, bd) = (bd, new_ad, ad, r);
+    }
+}
+
 /// `floor(g · 2^F)` as `width` limbs, and whether it is exact.
 fn fixed_point(g: &Value, width: usize) -> (Vec<u64>, bool) {
     let f = 64 * width - 1;
+    if let (Some(p), Some(q)) = (to_u64(g.numer()), to_u64(g.denom())) {
+        return fixed_point_small(p, q, width);
+    }
     let (q, r) = (g.numer() << f).div_rem(g.denom());
     let mut limbs = q.to_u64_digits();
     limbs.resize(width, 0);
     (limbs, r.is_zero())
+}
+
+fn to_u64(x: &BigUint) -> Option<u64> {
+    let d = x.to_u64_digits();
+    match d.len() {
+        0 => Some(0),
+        1 => Some(d[0]),
+        _ => None,
+    }
+}
+
+/// `floor(p/q · 2^(64·width − 1))` by schoolbook long division in machine words (p ≤ q).
+fn fixed_point_small(p: u64, q: u64, width: usize) -> (Vec<u64>, bool) {
+    let mut limbs = vec![0u64; width];
+    let mut rem = p as u128;
+    for k in (0..width).rev() {
+        // Top limb holds 63 fraction bits below the integer bit; the others hold 64.
+        let shift = if k == width - 1 { 63 } else { 64 };
+        let num = rem << shift;
+        let digit = num / q as u128;
+        rem = num % q as u128;
+        limbs[k] = digit as u64;
+    }
+    (limbs, rem == 0)
 }
 
 /// The guess of every node (positions and the two terminal nodes) and its fixed-point image.
@@ -178,14 +236,9 @@ impl Guesses {
     /// bounds, in parallel, and record the kernel's iteration as their last change.
     pub fn update(&mut self, kernel: &Kernel, nodes: &[u32]) {
         let (alpha, beta) = (kernel.alpha(), kernel.beta());
-        let width = self.width;
         let fresh: Vec<(Value, Vec<u64>, bool)> = nodes
             .par_iter()
-            .map(|&i| {
-                let g = simplest_between(&alpha.value(i as usize), &beta.value(i as usize));
-                let (limbs, exact) = fixed_point(&g, width);
-                (g, limbs, exact)
-            })
+            .map(|&i| simplest_from_rows(alpha.row(i as usize), beta.row(i as usize)))
             .collect();
         let n = kernel.iteration();
         for (&i, (g, limbs, exact)) in nodes.iter().zip(fresh) {
@@ -194,6 +247,86 @@ impl Guesses {
             self.values[i] = g;
             self.last_change[i] = n;
         }
+    }
+}
+
+/// Whether `x` (with fixed-point image `s`, exact or not) lies in `[A, B]` given as rows.
+fn image_within(s: &[u64], exact: bool, a: &[u64], b: &[u64]) -> bool {
+    let top = a.len() - 1;
+    let a_le_s =
+        a[top] < s[top] || (a[top] == s[top] && cmp_from_top(a, s, 0) != Ordering::Greater);
+    let s_le_b = match s[top].cmp(&b[top]).then_with(|| cmp_from_top(s, b, 0)) {
+        Ordering::Less => true,
+        Ordering::Equal => exact,
+        Ordering::Greater => false,
+    };
+    a_le_s && s_le_b
+}
+
+/// `floor(row / 2^cut)` (or the ceiling) as a u128; the result must fit.
+fn shifted_u128(row: &[u64], cut: usize, ceil: bool) -> u128 {
+    // At most two limbs lie at or above limb cut / 64 when the result fits.
+    let out = row[cut / 64..]
+        .iter()
+        .rev()
+        .fold(0u128, |acc, &l| (acc << 64) | l as u128);
+    let r = cut % 64;
+    let mut v = out >> r;
+    let dropped = (out & ((1u128 << r) - 1)) != 0 || row[..cut / 64].iter().any(|&l| l != 0);
+    if ceil && dropped {
+        v += 1;
+    }
+    v
+}
+
+fn row_to_biguint(row: &[u64]) -> BigUint {
+    BigUint::new(
+        row.iter()
+            .flat_map(|&l| [l as u32, (l >> 32) as u32])
+            .collect(),
+    )
+}
+
+/// The simplest rational in `[A/2^F, B/2^F]` given as fixed-point rows, with its own
+/// fixed-point image. The ends are first cut to the bits down to shortly below where they
+/// differ (the answer only depends on their common continued-fraction prefix); the result
+/// is then checked against the exact interval and the cut is lowered until it passes.
+pub fn simplest_from_rows(a: &[u64], b: &[u64]) -> (Value, Vec<u64>, bool) {
+    let w = a.len();
+    let f = 64 * w - 1;
+    let first_diff = (0..w).rev().find(|&k| a[k] != b[k]);
+    let Some(t) = first_diff else {
+        // A single dyadic point.
+        let num = row_to_biguint(a);
+        let tz = num.trailing_zeros().unwrap_or(f as u64).min(f as u64);
+        let value = Ratio::new_raw(num >> tz, BigUint::one() << (f as u64 - tz));
+        return (value, a.to_vec(), true);
+    };
+    let diff_bit = 64 * t + 63 - (a[t] ^ b[t]).leading_zeros() as usize;
+    let mut cut = diff_bit.saturating_sub(64);
+    loop {
+        let frac_bits = f - cut;
+        let value = if frac_bits <= 124 {
+            let (an, bn) = (shifted_u128(a, cut, false), shifted_u128(b, cut, true));
+            let d = 1u128 << frac_bits;
+            let (p, q) = simplest_between_u128(an, d, bn, d);
+            Ratio::new_raw(BigUint::from(p), BigUint::from(q))
+        } else {
+            let an = row_to_biguint(a) >> cut;
+            let mut bn = row_to_biguint(b);
+            let exact_b = bn.trailing_zeros().is_none_or(|z| z >= cut as u64);
+            bn >>= cut;
+            if !exact_b {
+                bn += 1u32;
+            }
+            let d = BigUint::one() << frac_bits;
+            simplest_between(&Ratio::new_raw(an, d.clone()), &Ratio::new_raw(bn, d))
+        };
+        let (image, exact) = fixed_point(&value, w);
+        if cut == 0 || image_within(&image, exact, a, b) {
+            return (value, image, exact);
+        }
+        cut = cut.saturating_sub(64);
     }
 }
 
@@ -215,6 +348,7 @@ pub fn row_value(row: &[u64]) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use num_traits::CheckedSub;
 
     fn r(n: u64, d: u64) -> Value {
         Value::new(BigUint::from(n), BigUint::from(d))
@@ -255,13 +389,88 @@ mod tests {
         // 1/3 lies in [0.0101..01, 0.0101..11] (binary) for long expansions.
         let one = BigUint::one();
         let bits = 200;
-        let third_floor = (&one << bits) / 3u32;
+        let third_floor: BigUint = (&one << bits) / 3u32;
         let lo = Value::new(third_floor.clone(), &one << bits);
         let hi = Value::new(third_floor + 1u32, &one << bits);
         assert_eq!(simplest_between(&lo, &hi), r(1, 3));
         assert_eq!(simplest_between(&r(0, 1), &r(1, 1)), r(0, 1));
         assert_eq!(simplest_between(&r(1, 1), &r(1, 1)), r(1, 1));
         assert_eq!(simplest_between(&r(3, 4), &r(3, 4)), r(3, 4));
+    }
+
+    fn row(v: &Value, w: usize) -> Vec<u64> {
+        fixed_point(v, w).0
+    }
+
+    #[test]
+    fn u128_path_matches_bigint_path() {
+        let mut fracs = Vec::new();
+        for d in 1..=20u64 {
+            for n in 0..=d {
+                fracs.push(r(n, d));
+            }
+        }
+        for lo in &fracs {
+            for hi in fracs.iter().filter(|h| *h >= lo) {
+                let (ln, ld) = (lo.numer().to_u64_digits(), lo.denom().to_u64_digits());
+                let (hn, hd) = (hi.numer().to_u64_digits(), hi.denom().to_u64_digits());
+                let g = |v: &[u64]| v.first().copied().unwrap_or(0) as u128;
+                let (p, q) = simplest_between_u128(g(&ln), g(&ld), g(&hn), g(&hd));
+                let want = simplest_between(lo, hi);
+                assert_eq!(
+                    (BigUint::from(p), BigUint::from(q)),
+                    (want.numer().clone(), want.denom().clone())
+                );
+            }
+        }
+    }
+
+    /// The row-based guess against the rational one, for dyadic ends near small fractions
+    /// (where cutting the ends is most tempting and most dangerous).
+    #[test]
+    fn rows_match_rationals() {
+        let one = BigUint::one();
+        for w in [2usize, 3, 5] {
+            let f = 64 * w - 1;
+            for d in 1..=40u64 {
+                for n in 0..=d {
+                    let x = r(n, d);
+                    let base = (x.numer() << f) / x.denom();
+                    for (da, db) in [
+                        (0i64, 0i64),
+                        (-1, 1),
+                        (0, 1),
+                        (-1, 0),
+                        (-3, 0),
+                        (1, 5),
+                        (-7, -2),
+                    ] {
+                        let shift = |v: &BigUint, dd: i64| {
+                            if dd < 0 {
+                                v.checked_sub(&BigUint::from((-dd) as u64))
+                                    .unwrap_or_default()
+                            } else {
+                                v + BigUint::from(dd as u64)
+                            }
+                        };
+                        let limit = &one << f;
+                        let a = shift(&base, da).min(limit.clone());
+                        let b = shift(&base, db).min(limit.clone());
+                        if a > b {
+                            continue;
+                        }
+                        let (av, bv) = (
+                            Ratio::new(a.clone(), limit.clone()),
+                            Ratio::new(b.clone(), limit.clone()),
+                        );
+                        let (got, image, exact) = simplest_from_rows(&row(&av, w), &row(&bv, w));
+                        let want = simplest_between(&av, &bv);
+                        assert_eq!(got, want, "[{av}, {bv}]");
+                        assert_eq!((image, exact), fixed_point(&want, w));
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -2,12 +2,20 @@
 //!
 //! A value v in [0, 1] is held as the integer `v · 2^F` with `F = 64·W − 1`, in `W`
 //! little-endian 64-bit limbs. So 1 is the top bit of the top limb, and the top limb alone is
-//! `floor(v · 2^63)`: the *head*, kept in a separate compact array so that comparisons,
-//! which the head nearly always decides, stay in cache. One step is
-//! `A' = (A_w + A_b) >> 1` where `w` maximises and `b` minimises over the successors: one
-//! multi-limb add and shift, no division and no allocation. Since αₙ and βₙ have
-//! denominator 2ⁿ, the limbs below bit `F − n` are zero and are skipped (SPEC §3).
-//! When n reaches F the width grows, which only shifts limbs.
+//! `floor(v · 2^63)`: the *head*, kept in a compact array so that comparisons, which the head
+//! nearly always decides, stay in cache. One step is `A' = (A_w + A_b) >> 1` where `w`
+//! maximises and `b` minimises over the successors: one multi-limb add and shift, no
+//! division and no allocation. Since αₙ and βₙ have denominator 2ⁿ, the limbs below bit
+//! `F − n` are zero and are skipped (SPEC §3). When n reaches F the width grows, which only
+//! shifts limbs.
+//!
+//! α and β of a node sit side by side (heads, rows), since both are read together.
+//!
+//! **Pruning.** α only rises and β only falls, so a White option `t` with
+//! `β(t) < max α` over the options can never again be White's best, in either sequence;
+//! likewise a Black option with `α(t) > min β`. The kernel keeps its own copy of the
+//! successor lists and drops such options for good (proved from the heads alone), so that
+//! after a while most lists hold one option and need no scan.
 //!
 //! The kernel knows nothing of rationals: a caller-supplied check sees each new pair of rows
 //! while they are hot in cache (the guesses use it).
@@ -22,15 +30,51 @@ use crate::graph::Graph;
 
 /// Positions handled per parallel task.
 const CHUNK: usize = 512;
+/// Iterations between two pruning passes.
+const PRUNE_EVERY: u32 = 4;
+const ALPHA: usize = 0;
+const BETA: usize = 1;
 
-/// One of the two bound sequences (α or β), double-buffered.
+/// Live successor lists: each node's slot of the graph's list, of which the first `len`
+/// entries are still candidates.
 #[derive(Debug)]
-struct Bound {
-    rows: [Vec<u64>; 2],
-    heads: [Vec<u64>; 2],
+struct Live {
+    offsets: Vec<u32>,
+    targets: Vec<u32>,
+    len: Vec<u8>,
+}
+
+impl Live {
+    fn from_graph(positions: usize, get: &dyn Fn(usize) -> Vec<u32>) -> Live {
+        let mut live = Live {
+            offsets: vec![0],
+            targets: Vec::new(),
+            len: Vec::with_capacity(positions),
+        };
+        for p in 0..positions {
+            let l = get(p);
+            live.len.push(l.len().min(255) as u8);
+            live.targets.extend(l);
+            live.offsets.push(live.targets.len() as u32);
+        }
+        live
+    }
+
+    #[inline]
+    fn get(&self, p: usize) -> &[u32] {
+        let s = self.offsets[p] as usize;
+        &self.targets[s..s + self.len[p] as usize]
+    }
+}
+
+/// One buffer: rows (node-major, α row then β row), heads and lowest non-zero limbs.
+#[derive(Debug, Clone)]
+struct Buffer {
+    rows: Vec<u64>,
+    heads: Vec<[u64; 2]>,
     /// Lowest non-zero limb of each row (W for zero): equal heads and both rows having
     /// nothing below the head means equal values, with no deeper read.
-    low: [Vec<u16>; 2],
+    low: Vec<[u16; 2]>,
 }
 
 /// The α and β sequences of every node, at iteration `n`.
@@ -39,77 +83,52 @@ pub struct Kernel {
     width: usize,
     n: u32,
     cur: usize,
-    alpha: Bound,
-    beta: Bound,
+    buf: [Buffer; 2],
+    white: Live,
+    black: Live,
+    win: u32,
+    loss: u32,
 }
 
-/// A borrowed view of one bound at the current iteration, for comparisons and conversions.
+/// A borrowed view of one bound (α or β) at the current iteration.
 #[derive(Clone, Copy)]
 pub struct View<'a> {
     width: usize,
-    rows: &'a [u64],
-    heads: &'a [u64],
-    low: &'a [u16],
+    which: usize,
+    buf: &'a Buffer,
 }
 
 impl<'a> View<'a> {
     /// The limbs of node `i`, least significant first.
     #[inline]
     pub fn row(&self, i: usize) -> &'a [u64] {
-        &self.rows[i * self.width..(i + 1) * self.width]
+        let s = (2 * i + self.which) * self.width;
+        &self.buf.rows[s..s + self.width]
+    }
+
+    /// `floor(v · 2^63)` of node `i`.
+    #[inline]
+    pub fn head(&self, i: usize) -> u64 {
+        self.buf.heads[i][self.which]
     }
 
     /// Compare the values of nodes `i` and `j` exactly.
     #[inline]
     pub fn cmp(&self, i: usize, j: usize) -> Ordering {
-        let (hi, hj) = (self.heads[i], self.heads[j]);
+        let (hi, hj) = (self.head(i), self.head(j));
         if hi != hj || i == j {
             return hi.cmp(&hj);
         }
-        let (li, lj) = (self.low[i] as usize, self.low[j] as usize);
-        let stop = li.max(lj);
+        let li = self.buf.low[i][self.which] as usize;
+        let lj = self.buf.low[j][self.which] as usize;
         let (ri, rj) = (self.row(i), self.row(j));
-        for k in (stop..self.width - 1).rev() {
+        for k in (li.max(lj)..self.width - 1).rev() {
             if ri[k] != rj[k] {
                 return ri[k].cmp(&rj[k]);
             }
         }
         // Equal down to the higher of the two lowest non-zero limbs.
         lj.cmp(&li)
-    }
-
-    /// Index of the largest value among `nodes` (the first on ties).
-    #[inline]
-    pub fn argmax(&self, nodes: &[u32]) -> u32 {
-        let mut best = nodes[0];
-        let mut best_head = self.heads[best as usize];
-        for &t in &nodes[1..] {
-            let h = self.heads[t as usize];
-            if h > best_head
-                || (h == best_head && self.cmp(t as usize, best as usize) == Ordering::Greater)
-            {
-                best = t;
-                best_head = h;
-            }
-        }
-        best
-    }
-
-    /// Index of the smallest value among `nodes` (the first on ties).
-    #[inline]
-    pub fn argmin(&self, nodes: &[u32]) -> u32 {
-        let mut best = nodes[0];
-        let mut best_head = self.heads[best as usize];
-        for &t in &nodes[1..] {
-            let h = self.heads[t as usize];
-            if h < best_head
-                || (h == best_head && self.cmp(t as usize, best as usize) == Ordering::Less)
-            {
-                best = t;
-                best_head = h;
-            }
-        }
-        best
     }
 
     /// The exact value of node `i`.
@@ -124,52 +143,10 @@ pub fn limbs_to_ratio(limbs: &[u64]) -> Ratio<BigUint> {
         .iter()
         .flat_map(|&l| [l as u32, (l >> 32) as u32])
         .collect();
-    let num = BigUint::new(digits);
-    Ratio::new(num, BigUint::from(1u8) << (64 * limbs.len() - 1))
-}
-
-impl Bound {
-    fn new(nodes: usize, width: usize, init: impl Fn(usize) -> bool) -> Bound {
-        let mut rows = vec![0u64; nodes * width];
-        let mut heads = vec![0u64; nodes];
-        let mut low = vec![width as u16; nodes];
-        for i in 0..nodes {
-            if init(i) {
-                rows[i * width + width - 1] = 1 << 63;
-                heads[i] = 1 << 63;
-                low[i] = (width - 1) as u16;
-            }
-        }
-        Bound {
-            rows: [rows.clone(), rows],
-            heads: [heads.clone(), heads],
-            low: [low.clone(), low],
-        }
-    }
-
-    fn view(&self, buf: usize, width: usize) -> View<'_> {
-        View {
-            width,
-            rows: &self.rows[buf],
-            heads: &self.heads[buf],
-            low: &self.low[buf],
-        }
-    }
-
-    fn widen(&mut self, old: usize, new: usize) {
-        for b in 0..2 {
-            let nodes = self.heads[b].len();
-            let mut rows = vec![0u64; nodes * new];
-            for i in 0..nodes {
-                rows[i * new + new - old..(i + 1) * new]
-                    .copy_from_slice(&self.rows[b][i * old..(i + 1) * old]);
-            }
-            self.rows[b] = rows;
-            for l in &mut self.low[b] {
-                *l += (new - old) as u16;
-            }
-        }
-    }
+    Ratio::new(
+        BigUint::new(digits),
+        BigUint::from(1u8) << (64 * limbs.len() - 1),
+    )
 }
 
 /// `dst = (a + b) >> 1` over limbs `lo..W`; limbs below `lo` are zero in all three.
@@ -214,20 +191,63 @@ pub struct Fresh<'a> {
     pub lo: usize,
 }
 
+/// The best White option (largest) and best Black option (smallest) for one bound.
+#[inline]
+fn best(v: &View<'_>, list: &[u32], maximise: bool) -> u32 {
+    let mut best = list[0];
+    let mut best_head = v.head(best as usize);
+    let want = if maximise {
+        Ordering::Greater
+    } else {
+        Ordering::Less
+    };
+    for &t in &list[1..] {
+        let h = v.head(t as usize);
+        let better = if h != best_head {
+            (h > best_head) == maximise
+        } else {
+            v.cmp(t as usize, best as usize) == want
+        };
+        if better {
+            best = t;
+            best_head = h;
+        }
+    }
+    best
+}
+
 impl Kernel {
     /// α₀ = 0 and β₀ = 1 on every position; the terminal nodes hold 1 (win) and 0 (loss).
     /// `width` is the initial number of limbs (the kernel widens itself when needed).
     pub fn new(graph: &Graph, width: usize) -> Kernel {
         let width = width.max(2);
         let nodes = graph.nodes();
-        let win = graph.win() as usize;
+        let (win, loss) = (graph.win(), graph.loss());
         let positions = graph.positions();
+        let mut b = Buffer {
+            rows: vec![0u64; 2 * nodes * width],
+            heads: vec![[0, 0]; nodes],
+            low: vec![[width as u16; 2]; nodes],
+        };
+        let mut set_one = |i: usize, which: usize| {
+            b.rows[(2 * i + which) * width + width - 1] = 1 << 63;
+            b.heads[i][which] = 1 << 63;
+            b.low[i][which] = (width - 1) as u16;
+        };
+        set_one(win as usize, ALPHA);
+        set_one(win as usize, BETA);
+        for i in 0..positions {
+            set_one(i, BETA);
+        }
         Kernel {
             width,
             n: 0,
             cur: 0,
-            alpha: Bound::new(nodes, width, |i| i == win),
-            beta: Bound::new(nodes, width, |i| i == win || i < positions),
+            buf: [b.clone(), b],
+            white: Live::from_graph(positions, &|p| graph.white(p).to_vec()),
+            black: Live::from_graph(positions, &|p| graph.black(p).to_vec()),
+            win,
+            loss,
         }
     }
 
@@ -246,20 +266,28 @@ impl Kernel {
         64 * self.width - 1
     }
 
-    /// Bytes of value storage held (both bounds, both buffers).
-    pub fn memory_bytes(&self) -> usize {
-        let nodes = self.alpha.heads[0].len();
-        4 * nodes * (self.width * 8 + 8 + 2)
-    }
-
     /// αₙ.
     pub fn alpha(&self) -> View<'_> {
-        self.alpha.view(self.cur, self.width)
+        View {
+            width: self.width,
+            which: ALPHA,
+            buf: &self.buf[self.cur],
+        }
     }
 
     /// βₙ.
     pub fn beta(&self) -> View<'_> {
-        self.beta.view(self.cur, self.width)
+        View {
+            width: self.width,
+            which: BETA,
+            buf: &self.buf[self.cur],
+        }
+    }
+
+    /// Options still live for White and Black (for statistics).
+    pub fn live_options(&self) -> (usize, usize) {
+        let sum = |l: &Live| l.len.iter().map(|&x| x as usize).sum();
+        (sum(&self.white), sum(&self.black))
     }
 
     /// Lowest limb that may be non-zero at iteration `n`.
@@ -269,11 +297,23 @@ impl Kernel {
 
     /// Grow to `new_width` limbs (values are unchanged: limbs shift up).
     pub fn widen(&mut self, new_width: usize) {
-        if new_width > self.width {
-            self.alpha.widen(self.width, new_width);
-            self.beta.widen(self.width, new_width);
-            self.width = new_width;
+        let old = self.width;
+        if new_width <= old {
+            return;
         }
+        for b in &mut self.buf {
+            let rows = b.rows.len() / old;
+            let mut wide = vec![0u64; rows * new_width];
+            for r in 0..rows {
+                wide[r * new_width + new_width - old..(r + 1) * new_width]
+                    .copy_from_slice(&b.rows[r * old..(r + 1) * old]);
+            }
+            b.rows = wide;
+            for l in b.low.iter_mut().flatten() {
+                *l += (new_width - old) as u16;
+            }
+        }
+        self.width = new_width;
     }
 
     /// Widen if the next iteration needs more fraction bits than the values have; returns
@@ -289,7 +329,7 @@ impl Kernel {
 
     /// Advance one iteration. `check` is called once per position with its new rows; the
     /// positions for which it returns true are returned, in increasing order.
-    pub fn step<C>(&mut self, graph: &Graph, check: C) -> Vec<u32>
+    pub fn step<C>(&mut self, check: C) -> Vec<u32>
     where
         C: Fn(&Fresh<'_>) -> bool + Sync,
     {
@@ -299,53 +339,53 @@ impl Kernel {
         );
         let width = self.width;
         let lo = self.lowest_active(self.n + 1);
-        let (cur, next) = (self.cur, 1 - self.cur);
-        let positions = graph.positions();
-        let (win, loss) = (graph.win(), graph.loss());
-
-        let (a_old, a_new) = split(&mut self.alpha, cur);
-        let (b_old, b_new) = split(&mut self.beta, cur);
-        let a_view = View {
-            width,
-            rows: a_old.0,
-            heads: a_old.1,
-            low: a_old.2,
+        let positions = self.white.len.len();
+        let (win, loss) = (self.win, self.loss);
+        let (old, new) = match &mut self.buf {
+            [a, b] if self.cur == 0 => (&*a, b),
+            [a, b] => (&*b, a),
         };
-        let b_view = View {
+        let alpha = View {
             width,
-            rows: b_old.0,
-            heads: b_old.1,
-            low: b_old.2,
+            which: ALPHA,
+            buf: old,
         };
+        let beta = View {
+            width,
+            which: BETA,
+            buf: old,
+        };
+        let (white, black) = (&self.white, &self.black);
 
-        let flagged: Vec<Vec<u32>> = a_new.0[..positions * width]
-            .par_chunks_mut(CHUNK * width)
-            .zip(a_new.1[..positions].par_chunks_mut(CHUNK))
-            .zip(a_new.2[..positions].par_chunks_mut(CHUNK))
-            .zip(b_new.0[..positions * width].par_chunks_mut(CHUNK * width))
-            .zip(b_new.1[..positions].par_chunks_mut(CHUNK))
-            .zip(b_new.2[..positions].par_chunks_mut(CHUNK))
+        let flagged: Vec<Vec<u32>> = new.rows[..2 * positions * width]
+            .par_chunks_mut(2 * CHUNK * width)
+            .zip(new.heads[..positions].par_chunks_mut(CHUNK))
+            .zip(new.low[..positions].par_chunks_mut(CHUNK))
             .enumerate()
-            .map(|(c, (((((ar, ah), al), br), bh), bl))| {
+            .map(|(c, ((rows, heads), low))| {
                 let mut out = Vec::new();
-                for j in 0..ah.len() {
+                for j in 0..heads.len() {
                     let p = c * CHUNK + j;
-                    let (wl, bls) = (graph.white(p), graph.black(p));
-                    let white_capture = wl[0] == win;
-                    let black_capture = bls[0] == loss;
-                    let pick = |v: &View<'_>| {
-                        let w = if white_capture { win } else { v.argmax(wl) };
-                        let b = if black_capture { loss } else { v.argmin(bls) };
-                        (w as usize, b as usize)
+                    let (wl, bl) = (white.get(p), black.get(p));
+                    let (aw, bw) = if wl[0] == win {
+                        (win, win)
+                    } else if wl.len() == 1 {
+                        (wl[0], wl[0])
+                    } else {
+                        (best(&alpha, wl, true), best(&beta, wl, true))
                     };
-                    let (aw, ab) = pick(&a_view);
-                    let (bw, bb) = pick(&b_view);
-                    let arow = &mut ar[j * width..(j + 1) * width];
-                    al[j] = half_sum(arow, a_view.row(aw), a_view.row(ab), lo);
-                    ah[j] = arow[width - 1];
-                    let brow = &mut br[j * width..(j + 1) * width];
-                    bl[j] = half_sum(brow, b_view.row(bw), b_view.row(bb), lo);
-                    bh[j] = brow[width - 1];
+                    let (ab, bb) = if bl[0] == loss {
+                        (loss, loss)
+                    } else if bl.len() == 1 {
+                        (bl[0], bl[0])
+                    } else {
+                        (best(&alpha, bl, false), best(&beta, bl, false))
+                    };
+                    let (arow, brow) = rows[2 * j * width..(2 * j + 2) * width].split_at_mut(width);
+                    let la = half_sum(arow, alpha.row(aw as usize), alpha.row(ab as usize), lo);
+                    let lb = half_sum(brow, beta.row(bw as usize), beta.row(bb as usize), lo);
+                    heads[j] = [arow[width - 1], brow[width - 1]];
+                    low[j] = [la, lb];
                     if check(&Fresh {
                         node: p,
                         alpha: arow,
@@ -358,25 +398,81 @@ impl Kernel {
                 out
             })
             .collect();
-        self.cur = next;
+        self.cur = 1 - self.cur;
         self.n += 1;
+        if self.n % PRUNE_EVERY == 0 {
+            self.prune();
+        }
         flagged.concat()
+    }
+
+    /// Drop options that can never again be best (see the module comment). Only the heads
+    /// are read: `head(β(t)) < head(α(u))` proves `β(t) < α(u)`.
+    fn prune(&mut self) {
+        let heads = &self.buf[self.cur].heads;
+        for (live, maximise) in [(&mut self.white, true), (&mut self.black, false)] {
+            let offsets = &live.offsets;
+            let n = live.len.len();
+            let parts = split_by_slots(&mut live.targets, &mut live.len, offsets, n);
+            parts.into_par_iter().for_each(|(first, targets, lens)| {
+                let base = offsets[first] as usize;
+                for (j, len) in lens.iter_mut().enumerate() {
+                    let p = first + j;
+                    let s = offsets[p] as usize - base;
+                    let list = &mut targets[s..s + *len as usize];
+                    *len = if maximise {
+                        let bar = list
+                            .iter()
+                            .map(|&t| heads[t as usize][ALPHA])
+                            .max()
+                            .unwrap_or(0);
+                        compact(list, |t| heads[t as usize][BETA] >= bar)
+                    } else {
+                        let bar = list
+                            .iter()
+                            .map(|&t| heads[t as usize][BETA])
+                            .min()
+                            .unwrap_or(u64::MAX);
+                        compact(list, |t| heads[t as usize][ALPHA] <= bar)
+                    };
+                }
+            });
+        }
     }
 }
 
-type Parts<'a> = (&'a [u64], &'a [u64], &'a [u16]);
-type PartsMut<'a> = (&'a mut [u64], &'a mut [u64], &'a mut [u16]);
-
-/// The current buffers of a bound (read) and the other ones (written).
-fn split(b: &mut Bound, cur: usize) -> (Parts<'_>, PartsMut<'_>) {
-    let [r0, r1] = &mut b.rows;
-    let [h0, h1] = &mut b.heads;
-    let [l0, l1] = &mut b.low;
-    if cur == 0 {
-        ((r0, h0, l0), (r1, h1, l1))
-    } else {
-        ((r1, h1, l1), (r0, h0, l0))
+/// Keep the entries satisfying `keep` at the front, in order; returns how many.
+fn compact(list: &mut [u32], keep: impl Fn(u32) -> bool) -> u8 {
+    let mut k = 0;
+    for i in 0..list.len() {
+        if keep(list[i]) {
+            list[k] = list[i];
+            k += 1;
+        }
     }
+    k as u8
+}
+
+/// Split a list store into per-chunk parts by the slot offsets.
+fn split_by_slots<'a>(
+    targets: &'a mut [u32],
+    lens: &'a mut [u8],
+    offsets: &[u32],
+    n: usize,
+) -> Vec<(usize, &'a mut [u32], &'a mut [u8])> {
+    let mut out = Vec::new();
+    let (mut t, mut l) = (targets, lens);
+    let mut start = 0;
+    while start < n {
+        let end = (start + CHUNK).min(n);
+        let (a, rest_t) = t.split_at_mut((offsets[end] - offsets[start]) as usize);
+        let (b, rest_l) = l.split_at_mut(end - start);
+        out.push((start, a, b));
+        t = rest_t;
+        l = rest_l;
+        start = end;
+    }
+    out
 }
 
 #[cfg(test)]

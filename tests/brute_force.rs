@@ -141,7 +141,7 @@ fn compare(files: u8, ranks: u8) {
         if kernel.ensure_capacity() {
             guesses.sync_width(&kernel);
         }
-        let out = kernel.step(&graph, |f| guesses.falls_out(f));
+        let out = kernel.step(|f| guesses.falls_out(f));
         guesses.update(&kernel, &out);
         reference.step();
         let n = kernel.iteration();
