@@ -202,9 +202,9 @@ fn generate(
     check_every: u32,
     json: bool,
     quiet: bool,
-) -> Result<(), Error> {
+) -> Result<(), (u8, Error)> {
     let dir = out.join(board.to_string());
-    prepare_dir(&dir)?;
+    prepare_dir(&dir).map_err(|e| (2, e))?;
     let mut options = Options::new(board);
     options.max_iterations = max_iterations;
     options.check_every = check_every;
@@ -215,14 +215,14 @@ fn generate(
     let seconds = started.elapsed().as_secs_f64();
     let summary = report::summary(&sol, seconds);
     let text = serde_json::to_string_pretty(&summary).expect("summary serialises");
-    report::write_atomic(&dir.join("summary.json"), text.as_bytes())?;
+    report::write_atomic(&dir.join("summary.json"), text.as_bytes()).map_err(|e| (1, e))?;
     let stdout = &mut std::io::stdout().lock();
     let written = if json {
         writeln!(stdout, "{text}")
     } else {
         human_summary(&sol, stdout)
     };
-    written.map_err(|e| Error::io("stdout", e))?;
+    written.map_err(|e| (1, Error::io("stdout", e)))?;
     if !quiet {
         eprintln!("wrote {}", dir.join("summary.json").display());
     }
@@ -233,9 +233,16 @@ fn generate(
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
+        Err(e) if !e.use_stderr() => {
+            // --help and --version.
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            eprintln!("bidtb: {} (see bidtb --help)", first.trim_start_matches("error: "));
+            return ExitCode::from(2);
         }
     };
     let result = match cli.command {
@@ -262,12 +269,9 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+        Err((code, e)) => {
             eprintln!("bidtb: {e}");
-            ExitCode::from(match e {
-                Error::Io { .. } | Error::Resources(_) => 2,
-                _ => 2,
-            })
+            ExitCode::from(code)
         }
     }
 }

@@ -27,28 +27,73 @@ pub fn simplest_between(lo: &Value, hi: &Value) -> Value {
     assert!(lo <= hi, "simplest_between needs lo <= hi");
     let (mut an, mut ad) = (lo.numer().clone(), lo.denom().clone());
     let (mut bn, mut bd) = (hi.numer().clone(), hi.denom().clone());
-    // Convergents h/k of the continued fraction built so far.
+    // Convergents h/k of the continued fraction built so far: (h0, h1) = (h_{i-2}, h_{i-1}).
     let (mut h0, mut h1) = (BigUint::zero(), BigUint::one());
     let (mut k0, mut k1) = (BigUint::one(), BigUint::zero());
     loop {
-        let (q, r) = an.div_rem(&ad);
-        let (term, last) = if r.is_zero() {
-            (q, true)
-        } else if (&q + 1u32) * &bd <= bn {
-            (q + 1u32, true)
+        // Reduce a = an/ad by its integer part q, in place (most partial quotients are
+        // small: repeated subtraction beats a division), and b by the same q.
+        let q = reduce_by_floor(&mut an, &ad);
+        sub_multiple(&mut bn, &bd, &q);
+        // Now a − q = an/ad and b − q = bn/bd.
+        let last = if an.is_zero() {
+            true
+        } else if bn >= bd {
+            // b ≥ q + 1: the integer q + 1 is in the interval.
+            h0 += &h1;
+            k0 += &k1;
+            true
         } else {
-            (q, false)
+            false
         };
-        let h = &term * &h1 + &h0;
-        let k = &term * &k1 + &k0;
+        add_multiple(&mut h0, &h1, &q);
+        add_multiple(&mut k0, &k1, &q);
+        std::mem::swap(&mut h0, &mut h1);
+        std::mem::swap(&mut k0, &mut k1);
         if last {
-            return Ratio::new_raw(h, k);
+            return Ratio::new_raw(h1, k1);
         }
-        (h0, h1, k0, k1) = (h1, h, k1, k);
-        // Both ends lie strictly between term and term + 1: continue on the reciprocals of
-        // the fractional parts, which swaps the ends.
-        let new_ad = &bn - &term * &bd;
-        (an, ad, bn, bd) = (bd, new_ad, ad, r);
+        // Both ends lie strictly between q and q + 1: continue on the reciprocals of the
+        // fractional parts, which swaps the ends: a' = bd/bn, b' = ad/an.
+        std::mem::swap(&mut an, &mut bd);
+        std::mem::swap(&mut ad, &mut bn);
+    }
+}
+
+/// A partial quotient: nearly always a small number.
+enum Quotient {
+    Small(u32),
+    Big(BigUint),
+}
+
+/// Replace `n` by `n mod d` and return `floor(n / d)`.
+fn reduce_by_floor(n: &mut BigUint, d: &BigUint) -> Quotient {
+    let mut q = 0u32;
+    while q < 4 && *n >= *d {
+        *n -= d;
+        q += 1;
+    }
+    if *n < *d {
+        return Quotient::Small(q);
+    }
+    let (more, r) = n.div_rem(d);
+    *n = r;
+    Quotient::Big(more + q)
+}
+
+/// `n -= m · q` (the result is known to be non-negative).
+fn sub_multiple(n: &mut BigUint, m: &BigUint, q: &Quotient) {
+    match q {
+        Quotient::Small(k) => (0..*k).for_each(|_| *n -= m),
+        Quotient::Big(q) => *n -= m * q,
+    }
+}
+
+/// `n += m · q`.
+fn add_multiple(n: &mut BigUint, m: &BigUint, q: &Quotient) {
+    match q {
+        Quotient::Small(k) => (0..*k).for_each(|_| *n += m),
+        Quotient::Big(q) => *n += m * q,
     }
 }
 
@@ -279,6 +324,13 @@ fn shifted_u128(row: &[u64], cut: usize, ceil: bool) -> u128 {
     v
 }
 
+/// `floor(row / 2^cut)`, and whether any dropped bit was set.
+fn row_shifted(row: &[u64], cut: usize) -> (BigUint, bool) {
+    let (limb, bits) = (cut / 64, cut % 64);
+    let dropped = row[..limb].iter().any(|&l| l != 0) || (bits > 0 && row[limb] << (64 - bits) != 0);
+    (row_to_biguint(&row[limb..]) >> bits, dropped)
+}
+
 fn row_to_biguint(row: &[u64]) -> BigUint {
     BigUint::new(
         row.iter()
@@ -312,11 +364,9 @@ pub fn simplest_from_rows(a: &[u64], b: &[u64]) -> (Value, Vec<u64>, bool) {
             let (p, q) = simplest_between_u128(an, d, bn, d);
             Ratio::new_raw(BigUint::from(p), BigUint::from(q))
         } else {
-            let an = row_to_biguint(a) >> cut;
-            let mut bn = row_to_biguint(b);
-            let exact_b = bn.trailing_zeros().is_none_or(|z| z >= cut as u64);
-            bn >>= cut;
-            if !exact_b {
+            let (an, _) = row_shifted(a, cut);
+            let (mut bn, dropped) = row_shifted(b, cut);
+            if dropped {
                 bn += 1u32;
             }
             let d = BigUint::one() << frac_bits;

@@ -284,6 +284,15 @@ impl Kernel {
         }
     }
 
+    /// Benchmarks only: claim to be at iteration `n` (widening as needed) so that a step
+    /// works on as many limbs as it would there. The values held are not αₙ, βₙ.
+    #[doc(hidden)]
+    pub fn pretend_iteration(&mut self, n: u32) {
+        let needed = (n as usize + 2).div_ceil(64);
+        self.widen(needed);
+        self.n = n;
+    }
+
     /// Options still live for White and Black (for statistics).
     pub fn live_options(&self) -> (usize, usize) {
         let sum = |l: &Live| l.len.iter().map(|&x| x as usize).sum();

@@ -1,0 +1,71 @@
+//! Benchmarks of the generation stages on 8x8: building the game graph, one kernel
+//! iteration at the precision of the end of the published run, and one guess computation.
+
+use bidtb::graph::Graph;
+use bidtb::guess::simplest_from_rows;
+use bidtb::index::Index;
+use bidtb::kernel::Kernel;
+use criterion::{Criterion, criterion_group, criterion_main};
+use num_bigint::BigUint;
+
+fn board() -> bidtb::Board {
+    "8x8".parse().unwrap()
+}
+
+fn graph_8x8(c: &mut Criterion) {
+    let mut g = c.benchmark_group("graph");
+    g.sample_size(10);
+    g.bench_function("index+graph 8x8", |b| {
+        b.iter(|| {
+            let index = Index::new(board());
+            Graph::new(&index)
+        })
+    });
+    g.finish();
+}
+
+fn kernel_8x8(c: &mut Criterion) {
+    let index = Index::new(board());
+    let graph = Graph::new(&index);
+    let mut kernel = Kernel::new(&graph, 43);
+    // Real iterations first, so that pruning has shrunk the option lists as in a real run,
+    // then move to the precision of iteration 2644 (42 active limbs).
+    for _ in 0..64 {
+        kernel.step(|_| false);
+    }
+    kernel.pretend_iteration(2644);
+    let mut g = c.benchmark_group("kernel");
+    g.sample_size(20);
+    g.bench_function("one iteration 8x8 at 2644 bits", |b| {
+        b.iter(|| {
+            kernel.pretend_iteration(2644);
+            kernel.step(|_| false)
+        })
+    });
+    g.finish();
+}
+
+fn guess_138_digits(c: &mut Criterion) {
+    // An interval of width 2^-1000 around a fraction with a 138-digit denominator.
+    let width = 43;
+    let f = 64 * width - 1;
+    let q: BigUint = "1".repeat(138).parse().unwrap();
+    let p: BigUint = &q / 2u32 + 123_456_789u32;
+    let want = num_rational::Ratio::new(p.clone(), q.clone());
+    assert_eq!(want.denom().to_string().len(), 138);
+    let base: BigUint = (&p << f) / &q;
+    let delta = BigUint::from(1u8) << (f - 1000);
+    let row = |v: &BigUint| {
+        let mut l = v.to_u64_digits();
+        l.resize(width, 0);
+        l
+    };
+    let (a, b) = (row(&(&base - &delta)), row(&(&base + &delta)));
+    assert_eq!(simplest_from_rows(&a, &b).0, want);
+    c.bench_function("simplest rational, 138-digit denominator", |bench| {
+        bench.iter(|| simplest_from_rows(&a, &b))
+    });
+}
+
+criterion_group!(benches, graph_8x8, kernel_8x8, guess_138_digits);
+criterion_main!(benches);
