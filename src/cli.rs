@@ -115,17 +115,15 @@ impl Observer for Progress {
         }
     }
     fn stage_done(&self, name: &str, seconds: f64) {
-        if let Some(bar) = &self.bar {
-            if name == "iterate" {
-                bar.finish_and_clear();
-            }
+        if let (Some(bar), "iterate") = (&self.bar, name) {
+            bar.finish_and_clear();
         }
         self.line(&format!("stage {name}: {seconds:.3} s"));
     }
     fn iteration(&self, n: u32, changed: usize, bits: usize) {
         if let Some(bar) = &self.bar {
             bar.set_position(n as u64);
-            if n % 8 == 0 {
+            if n.is_multiple_of(8) {
                 let secs = self
                     .started
                     .lock()
@@ -241,7 +239,10 @@ pub fn main() -> ExitCode {
         Err(e) => {
             let text = e.to_string();
             let first = text.lines().next().unwrap_or("invalid arguments");
-            eprintln!("bidtb: {} (see bidtb --help)", first.trim_start_matches("error: "));
+            eprintln!(
+                "bidtb: {} (see bidtb --help)",
+                first.trim_start_matches("error: ")
+            );
             return ExitCode::from(2);
         }
     };
@@ -255,14 +256,13 @@ pub fn main() -> ExitCode {
             json,
             quiet,
         } => {
-            if let Some(t) = threads {
-                if let Err(e) = rayon::ThreadPoolBuilder::new()
+            if let Some(t) = threads
+                && let Err(e) = rayon::ThreadPoolBuilder::new()
                     .num_threads(t as usize)
                     .build_global()
-                {
-                    eprintln!("bidtb: cannot start {t} threads: {e}");
-                    return ExitCode::from(1);
-                }
+            {
+                eprintln!("bidtb: cannot start {t} threads: {e}");
+                return ExitCode::from(1);
             }
             generate(board, out, max_iterations, check_every, json, quiet)
         }

@@ -327,7 +327,8 @@ fn shifted_u128(row: &[u64], cut: usize, ceil: bool) -> u128 {
 /// `floor(row / 2^cut)`, and whether any dropped bit was set.
 fn row_shifted(row: &[u64], cut: usize) -> (BigUint, bool) {
     let (limb, bits) = (cut / 64, cut % 64);
-    let dropped = row[..limb].iter().any(|&l| l != 0) || (bits > 0 && row[limb] << (64 - bits) != 0);
+    let dropped =
+        row[..limb].iter().any(|&l| l != 0) || (bits > 0 && row[limb] << (64 - bits) != 0);
     (row_to_biguint(&row[limb..]) >> bits, dropped)
 }
 

@@ -343,7 +343,7 @@ impl Kernel {
         C: Fn(&Fresh<'_>) -> bool + Sync,
     {
         assert!(
-            self.n as usize + 1 <= self.fraction_bits(),
+            (self.n as usize) < self.fraction_bits(),
             "call ensure_capacity before step"
         );
         let width = self.width;
@@ -409,7 +409,7 @@ impl Kernel {
             .collect();
         self.cur = 1 - self.cur;
         self.n += 1;
-        if self.n % PRUNE_EVERY == 0 {
+        if self.n.is_multiple_of(PRUNE_EVERY) {
             self.prune();
         }
         flagged.concat()

@@ -185,10 +185,10 @@ fn pawn_moves(board: Board, pos: &Position, from: Square, moves: &mut Vec<Move>)
     };
     if let Some(one) = step(board, from, (0, 1)).filter(|&s| empty(s)) {
         advance(one, moves);
-        if board.rank_of(from) == 1 {
-            if let Some(two) = step(board, one, (0, 1)).filter(|&s| empty(s)) {
-                advance(two, moves);
-            }
+        if board.rank_of(from) == 1
+            && let Some(two) = step(board, one, (0, 1)).filter(|&s| empty(s))
+        {
+            advance(two, moves);
         }
     }
     for df in [-1, 1] {

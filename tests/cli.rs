@@ -3,7 +3,10 @@
 use std::process::Command;
 
 fn bidtb(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bidtb")).args(args).output().expect("runs");
+    let out = Command::new(env!("CARGO_BIN_EXE_bidtb"))
+        .args(args)
+        .output()
+        .expect("runs");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -17,7 +20,10 @@ fn generate_writes_a_summary() {
     let out = dir.path().to_str().unwrap();
     let (code, stdout, _) = bidtb(&["generate", "--board", "4x4", "--out", out, "-q"]);
     assert_eq!(code, 0);
-    assert!(stdout.contains("first satisfy every equation at iteration 38"), "{stdout}");
+    assert!(
+        stdout.contains("first satisfy every equation at iteration 38"),
+        "{stdout}"
+    );
     let text = std::fs::read_to_string(dir.path().join("4x4/summary.json")).unwrap();
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(json["board"], "4x4");
@@ -33,14 +39,25 @@ fn generate_writes_a_summary() {
         assert!(json["classes"][class].is_object(), "{class} missing");
     }
     // No temporary file is left behind.
-    let names: Vec<_> = std::fs::read_dir(dir.path().join("4x4")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let names: Vec<_> = std::fs::read_dir(dir.path().join("4x4"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(names, vec!["summary.json"]);
 }
 
 #[test]
 fn json_output_is_one_object() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, stdout, _) = bidtb(&["generate", "--board", "3x3", "--out", dir.path().to_str().unwrap(), "--json", "-q"]);
+    let (code, stdout, _) = bidtb(&[
+        "generate",
+        "--board",
+        "3x3",
+        "--out",
+        dir.path().to_str().unwrap(),
+        "--json",
+        "-q",
+    ]);
     assert_eq!(code, 0);
     let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(json["first_richman_iteration"], 11);
@@ -50,11 +67,22 @@ fn json_output_is_one_object() {
 fn capped_run_says_it_did_not_converge() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
-    let (code, stdout, _) = bidtb(&["generate", "--board", "4x4", "--out", out, "--max-iterations", "5", "-q"]);
+    let (code, stdout, _) = bidtb(&[
+        "generate",
+        "--board",
+        "4x4",
+        "--out",
+        out,
+        "--max-iterations",
+        "5",
+        "-q",
+    ]);
     assert_eq!(code, 0);
     assert!(stdout.contains("NOT CONVERGED"), "{stdout}");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("4x4/summary.json")).unwrap()).unwrap();
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("4x4/summary.json")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(json["converged"], false);
     assert!(json["first_richman_iteration"].is_null());
     assert_eq!(json["iterations_run"], 5);
@@ -74,7 +102,12 @@ fn bad_boards_exit_2_with_one_line() {
 
 #[test]
 fn zero_threads_and_bad_numbers_exit_2() {
-    for args in [&["--threads", "0"][..], &["--max-iterations", "0"], &["--threads", "x"], &["--check-every", "0"]] {
+    for args in [
+        &["--threads", "0"][..],
+        &["--max-iterations", "0"],
+        &["--threads", "x"],
+        &["--check-every", "0"],
+    ] {
         let mut all = vec!["generate", "--board", "2x2", "--out", "/tmp/never"];
         all.extend_from_slice(args);
         let (code, _, stderr) = bidtb(&all);
@@ -88,7 +121,13 @@ fn unwritable_output_exits_2() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("a-file");
     std::fs::write(&file, b"x").unwrap();
-    let (code, _, stderr) = bidtb(&["generate", "--board", "2x2", "--out", file.to_str().unwrap()]);
+    let (code, _, stderr) = bidtb(&[
+        "generate",
+        "--board",
+        "2x2",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.starts_with("bidtb: "), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");

@@ -24,13 +24,21 @@ fn published_8x8_values_and_iteration_2644() {
         (pos("c2", None, "f5"), value(1, 2)),
         (pos("e4", Some((Piece::Bishop, "g2")), "a4"), value(9, 16)),
         (pos("e5", Some((Piece::Pawn, "b2")), "c8"), value(33, 64)),
-        (pos("a1", Some((Piece::Rook, "h1")), "a8"), value(7463, 8192)),
+        (
+            pos("a1", Some((Piece::Rook, "h1")), "a8"),
+            value(7463, 8192),
+        ),
     ];
     for (p, want) in cases {
         assert_eq!(sol.value(&p), Some(&want), "{}", p.describe(board));
     }
     // The published study's largest denominators have 138 digits.
-    let digits = sol.classes.iter().map(|(_, c)| c.max_denominator_digits).max().unwrap();
+    let digits = sol
+        .classes
+        .iter()
+        .map(|(_, c)| c.max_denominator_digits)
+        .max()
+        .unwrap();
     assert_eq!(digits, 138);
     // Per-class stabilisation points: the largest is the first Richman iteration.
     let stable = sol.classes.iter().map(|(_, c)| c.stable_at).max().unwrap();
