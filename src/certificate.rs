@@ -1,5 +1,13 @@
-//! Checking the guesses: whether s is a Richman function, that is
-//! `2 s(P) = max_w s(P_w) + min_b s(P_b)` exactly at every position (SPEC §2).
+//! The certificate (SPEC §2): whether the guesses s form a Richman function, that is
+//! `2 s(P) = max_w s(P_w) + min_b s(P_b)` exactly at every position, and the closures that
+//! prove α = s and β = s.
+//!
+//! White's closure T starts from the terminal nodes; a position joins at level k + 1 when one
+//! of its s-greedy White moves (reaching max_w s) leads into level ≤ k, or all of its Black
+//! moves do. α = s exactly when every position with s > 0 is in T. Black's closure T′ is the
+//! mirror image (greedy Black moves minimise s; or all White moves lead in), and β = s when
+//! every position with s < 1 is in T′. Both are retrograde passes: predecessor lists, a
+//! counter of Black (resp. White) moves not yet in the closure, one frontier per level.
 //!
 //! Greedy options are found by comparing the guesses' fixed-point images (exact rationals
 //! only where two images agree). A filter on the images, `2 S(P) − S(w) − S(b)` computed
@@ -10,7 +18,7 @@ use std::cmp::Ordering;
 
 use rayon::prelude::*;
 
-use crate::graph::Graph;
+use crate::graph::{Adjacency, Graph};
 use crate::guess::Guesses;
 
 /// Compare the guesses of nodes `i` and `j` exactly: by fixed-point image first, then as
@@ -113,4 +121,197 @@ pub fn violations(g: &Guesses, graph: &Graph) -> Vec<u32> {
         })
         .map(|p| p as u32)
         .collect()
+}
+
+/// Level of a node never reached by a closure.
+pub const UNREACHED: u32 = u32::MAX;
+
+/// The nodes of `options` whose guess equals that of `best`.
+fn ties(g: &Guesses, options: &[u32], best: u32) -> Vec<u32> {
+    options
+        .iter()
+        .copied()
+        .filter(|&t| cmp_guess(g, t as usize, best as usize) == Ordering::Equal)
+        .collect()
+}
+
+/// A closure as a retrograde pass. `greedy[p]`: the options that let p join as soon as one
+/// of them is in; `all[p]`: the options that let p join once every one of them is in.
+/// Returns each node's level (terminal nodes 0, [`UNREACHED`] if never).
+pub fn closure(graph: &Graph, greedy: &Adjacency, all: &Adjacency) -> Vec<u32> {
+    let nodes = graph.nodes();
+    let positions = graph.positions();
+    let (greedy_rev, all_rev) = (greedy.reversed(nodes), all.reversed(nodes));
+    let mut remaining: Vec<u32> = (0..positions).map(|p| all.get(p).len() as u32).collect();
+    let mut level = vec![UNREACHED; nodes];
+    let mut frontier = vec![graph.win(), graph.loss()];
+    for &t in &frontier {
+        level[t as usize] = 0;
+    }
+    let mut k = 0;
+    while !frontier.is_empty() {
+        let mut next = Vec::new();
+        for &x in &frontier {
+            for &p in greedy_rev.get(x as usize) {
+                let p = p as usize;
+                if p < positions && level[p] == UNREACHED {
+                    level[p] = k + 1;
+                    next.push(p as u32);
+                }
+            }
+            for &p in all_rev.get(x as usize) {
+                let p = p as usize;
+                if p < positions {
+                    remaining[p] -= 1;
+                    if remaining[p] == 0 && level[p] == UNREACHED {
+                        level[p] = k + 1;
+                        next.push(p as u32);
+                    }
+                }
+            }
+        }
+        frontier = next;
+        k += 1;
+    }
+    level
+}
+
+/// The full certificate of a set of guesses.
+#[derive(Debug)]
+pub struct Certificate {
+    /// Positions whose Richman equation fails.
+    pub violations: Vec<u32>,
+    /// Level in White's closure T of every node ([`UNREACHED`] if not in T).
+    pub white_levels: Vec<u32>,
+    /// Level in Black's closure T′ of every node.
+    pub black_levels: Vec<u32>,
+    /// Positions with s > 0 outside T (each one stops the proof of α = s).
+    pub alpha_failures: Vec<u32>,
+    /// Positions with s < 1 outside T′ (each one stops the proof of β = s).
+    pub beta_failures: Vec<u32>,
+    /// Positions with min_b s(P_b) = max_w s(P_w).
+    pub quiescent: Vec<u32>,
+}
+
+impl Certificate {
+    /// Whether s is proved to equal α and β everywhere: a Richman function whose closures
+    /// cover every position they must.
+    pub fn certified(&self) -> bool {
+        self.violations.is_empty()
+            && self.alpha_failures.is_empty()
+            && self.beta_failures.is_empty()
+    }
+}
+
+/// Check the guesses exactly and build both closures.
+pub fn certify(g: &Guesses, graph: &Graph) -> Certificate {
+    let positions = graph.positions();
+    let per_position: Vec<(Vec<u32>, Vec<u32>, bool, bool)> = (0..positions)
+        .into_par_iter()
+        .map(|p| {
+            let (wl, bl) = (graph.white(p), graph.black(p));
+            let (w, b) = (greedy_max(g, wl), greedy_min(g, bl));
+            let violated = image_violation(g, p, w as usize, b as usize)
+                || !equation_holds_with(g, p, w as usize, b as usize);
+            let quiescent = cmp_guess(g, w as usize, b as usize) == Ordering::Equal;
+            (ties(g, wl, w), ties(g, bl, b), violated, quiescent)
+        })
+        .collect();
+    let ends = || [Vec::new(), Vec::new()].into_iter();
+    let greedy_white =
+        Adjacency::from_lists(per_position.iter().map(|x| x.0.clone()).chain(ends()));
+    let greedy_black =
+        Adjacency::from_lists(per_position.iter().map(|x| x.1.clone()).chain(ends()));
+    let (white_levels, black_levels) = rayon::join(
+        || closure(graph, &greedy_white, graph.black_adjacency()),
+        || closure(graph, &greedy_black, graph.white_adjacency()),
+    );
+    let pick = |f: &dyn Fn(usize) -> bool| {
+        (0..positions)
+            .filter(|&p| f(p))
+            .map(|p| p as u32)
+            .collect::<Vec<_>>()
+    };
+    use num_traits::{One, Zero};
+    Certificate {
+        violations: pick(&|p| per_position[p].2),
+        alpha_failures: pick(&|p| !g.value(p).is_zero() && white_levels[p] == UNREACHED),
+        beta_failures: pick(&|p| !g.value(p).is_one() && black_levels[p] == UNREACHED),
+        quiescent: pick(&|p| per_position[p].3),
+        white_levels,
+        black_levels,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::guess::Value;
+
+    fn v(n: u64, d: u64) -> Value {
+        Value::new(n.into(), d.into())
+    }
+
+    /// P0: White {win, P1}, Black {P1}; P1: White {P0}, Black {loss, P0}.
+    /// s0 = (1 + s1)/2, s1 = (s0 + 0)/2, so s0 = 2/3, s1 = 1/3.
+    fn two_positions() -> Graph {
+        let (win, loss) = (2, 3);
+        Graph::from_lists(vec![vec![win, 1], vec![0]], vec![vec![1], vec![loss, 0]])
+    }
+
+    #[test]
+    fn closure_levels_on_a_hand_made_graph() {
+        let graph = two_positions();
+        let g = Guesses::from_values(vec![v(2, 3), v(1, 3)], 2);
+        let c = certify(&g, &graph);
+        assert!(c.violations.is_empty());
+        // T: P0 has a greedy White move to win (level 1); P1's greedy move goes to P0 (2).
+        assert_eq!(&c.white_levels[..2], &[1, 2]);
+        // T′: P1's greedy Black move is the capture (1); P0's greedy move goes to P1 (2).
+        assert_eq!(&c.black_levels[..2], &[2, 1]);
+        assert!(c.certified());
+        assert!(c.quiescent.is_empty());
+    }
+
+    #[test]
+    fn a_nudged_value_breaks_the_equations() {
+        let graph = two_positions();
+        let g = Guesses::from_values(vec![v(2, 3), v(1, 3) + v(1, 1 << 40)], 2);
+        let c = certify(&g, &graph);
+        assert_eq!(c.violations, vec![0, 1]);
+        assert!(!c.certified());
+    }
+
+    /// Two positions that only lead to each other: every constant satisfies the equations,
+    /// but no terminal is reachable, so α = 0 and β = 1; the closures must refuse 1/2.
+    #[test]
+    fn a_richman_function_that_is_not_alpha_is_refused() {
+        let graph = Graph::from_lists(vec![vec![1], vec![0]], vec![vec![1], vec![0]]);
+        let g = Guesses::from_values(vec![v(1, 2), v(1, 2)], 2);
+        let c = certify(&g, &graph);
+        assert!(
+            c.violations.is_empty(),
+            "1/2 everywhere is a Richman function here"
+        );
+        assert_eq!(c.alpha_failures, vec![0, 1]);
+        assert_eq!(c.beta_failures, vec![0, 1]);
+        assert_eq!(c.white_levels[0], UNREACHED);
+        assert!(!c.certified());
+        assert_eq!(c.quiescent, vec![0, 1]);
+    }
+
+    /// A cycle of greedy White moves beside a winning exit: P0 and P1 each have a greedy
+    /// move to the other and Black moves only between them, but P0 can also capture. With
+    /// s = 1 everywhere the equations hold; the closure must still place both positions.
+    #[test]
+    fn greedy_cycles_are_walked_out_of_by_levels() {
+        let win = 2;
+        let graph = Graph::from_lists(vec![vec![1, win], vec![0]], vec![vec![1], vec![0]]);
+        let g = Guesses::from_values(vec![v(1, 1), v(1, 1)], 2);
+        let c = certify(&g, &graph);
+        assert!(c.violations.is_empty());
+        // P0's capture is greedy (level 1); P1 reaches P0 (level 2): no circling.
+        assert_eq!(&c.white_levels[..2], &[1, 2]);
+        assert!(c.alpha_failures.is_empty());
+    }
 }

@@ -58,6 +58,10 @@ enum Command {
         /// No progress display or stage lines on stderr.
         #[arg(long, short)]
         quiet: bool,
+        /// Accept a board whose certificate fails (α = s = β not proved): without this the
+        /// command reports the failing positions and exits with status 1.
+        #[arg(long)]
+        allow_uncertified: bool,
     },
 }
 
@@ -174,23 +178,95 @@ fn human_summary(sol: &Solution, out: &mut impl Write) -> std::io::Result<()> {
             sol.iterations_run
         )?,
     }
-    writeln!(
-        out,
-        "{:<6} {:>10} {:>10} {:>10} {:>8}",
-        "class", "positions", "canonical", "stable at", "max den"
-    )?;
+    if sol.certificate.is_some() {
+        let verdict = if sol.certified() {
+            "every value is proved exact (alpha = s = beta)"
+        } else {
+            "CERTIFICATE FAILED"
+        };
+        writeln!(out, "certificate: {verdict}")?;
+    }
+    let row = |cells: [&str; 10]| {
+        format!(
+            "{:<6} {:>10} {:>10} {:>9} {:>8} {:>5} {:>5} {:>9} {:>6} {:>6}",
+            cells[0],
+            cells[1],
+            cells[2],
+            cells[3],
+            cells[4],
+            cells[5],
+            cells[6],
+            cells[7],
+            cells[8],
+            cells[9]
+        )
+    };
+    let header = [
+        "class",
+        "positions",
+        "canonical",
+        "stable at",
+        "max den",
+        "alpha",
+        "beta",
+        "quiescent",
+        "T max",
+        "T' max",
+    ];
+    writeln!(out, "{}", row(header))?;
+    let opt = |x: Option<String>| x.unwrap_or_else(|| "-".into());
+    let yes = |b: Option<bool>| opt(b.map(|b| if b { "yes" } else { "NO" }.to_string()));
     for (m, c) in &sol.classes {
-        writeln!(
-            out,
-            "{:<6} {:>10} {:>10} {:>10} {:>8}",
+        let cells = [
             m.to_string(),
-            c.positions,
-            c.canonical_positions,
-            c.stable_at,
-            format!("{} dig", c.max_denominator_digits)
-        )?;
+            c.positions.to_string(),
+            c.canonical_positions.to_string(),
+            c.stable_at.to_string(),
+            format!("{} dig", c.max_denominator_digits),
+            yes(c.certified_alpha),
+            yes(c.certified_beta),
+            opt(c.quiescent.map(|q| q.to_string())),
+            opt(c.max_level_white.map(|q| q.to_string())),
+            opt(c.max_level_black.map(|q| q.to_string())),
+        ];
+        writeln!(out, "{}", row(std::array::from_fn(|i| cells[i].as_str())))?;
     }
     Ok(())
+}
+
+/// An account of a failed certificate: what failed, how often, the first few positions.
+fn certificate_failures(sol: &Solution) -> Option<String> {
+    let cert = sol.certificate.as_ref().filter(|c| !c.certified())?;
+    let mut text = String::new();
+    for (what, list) in [
+        ("Richman equations fail", &cert.violations),
+        (
+            "positions with s > 0 lie outside White's closure (alpha = s unproved)",
+            &cert.alpha_failures,
+        ),
+        (
+            "positions with s < 1 lie outside Black's closure (beta = s unproved)",
+            &cert.beta_failures,
+        ),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        let first: Vec<String> = list
+            .iter()
+            .take(5)
+            .map(|&p| {
+                let pos = sol.index.position(p as usize);
+                format!(
+                    "{} {}",
+                    pos.material(),
+                    crate::fen::placement(sol.board, &pos)
+                )
+            })
+            .collect();
+        text += &format!("{} {what}; first: {}\n", list.len(), first.join(", "));
+    }
+    Some(text)
 }
 
 fn generate(
@@ -200,6 +276,7 @@ fn generate(
     check_every: u32,
     json: bool,
     quiet: bool,
+    allow_uncertified: bool,
 ) -> Result<(), (u8, Error)> {
     let dir = out.join(board.to_string());
     prepare_dir(&dir).map_err(|e| (2, e))?;
@@ -214,6 +291,10 @@ fn generate(
     let summary = report::summary(&sol, seconds);
     let text = serde_json::to_string_pretty(&summary).expect("summary serialises");
     report::write_atomic(&dir.join("summary.json"), text.as_bytes()).map_err(|e| (1, e))?;
+    if sol.certificate.is_some() {
+        let lines = report::quiescent_lines(&sol);
+        report::write_atomic(&dir.join("quiescent.txt"), lines.as_bytes()).map_err(|e| (1, e))?;
+    }
     let stdout = &mut std::io::stdout().lock();
     let written = if json {
         writeln!(stdout, "{text}")
@@ -223,6 +304,14 @@ fn generate(
     written.map_err(|e| (1, Error::io("stdout", e)))?;
     if !quiet {
         eprintln!("wrote {}", dir.join("summary.json").display());
+    }
+    if let Some(failures) = certificate_failures(&sol) {
+        eprint!("{failures}");
+        if !allow_uncertified {
+            let msg =
+                format!("the certificate of {board} failed; pass --allow-uncertified to accept it");
+            return Err((1, Error::Resources(msg)));
+        }
     }
     Ok(())
 }
@@ -255,6 +344,7 @@ pub fn main() -> ExitCode {
             check_every,
             json,
             quiet,
+            allow_uncertified,
         } => {
             if let Some(t) = threads
                 && let Err(e) = rayon::ThreadPoolBuilder::new()
@@ -264,7 +354,15 @@ pub fn main() -> ExitCode {
                 eprintln!("bidtb: cannot start {t} threads: {e}");
                 return ExitCode::from(1);
             }
-            generate(board, out, max_iterations, check_every, json, quiet)
+            generate(
+                board,
+                out,
+                max_iterations,
+                check_every,
+                json,
+                quiet,
+                allow_uncertified,
+            )
         }
     };
     match result {

@@ -9,7 +9,7 @@ use std::time::Instant;
 use num_traits::{One, Zero};
 use serde::Serialize;
 
-use crate::certificate;
+use crate::certificate::{self, Certificate, UNREACHED};
 use crate::geometry::Board;
 use crate::graph::Graph;
 use crate::guess::{Guesses, Value};
@@ -73,6 +73,16 @@ pub struct ClassReport {
     pub max_denominator: String,
     /// Number of decimal digits of `max_denominator`.
     pub max_denominator_digits: usize,
+    /// α = s proved for every position of the class (null if the run did not converge).
+    pub certified_alpha: Option<bool>,
+    /// β = s proved for every position of the class.
+    pub certified_beta: Option<bool>,
+    /// Number of quiescent positions (min_b s(P_b) = max_w s(P_w)), after symmetry.
+    pub quiescent: Option<usize>,
+    /// Largest progress level in White's closure T among the class's positions.
+    pub max_level_white: Option<u32>,
+    /// Largest progress level in Black's closure T′.
+    pub max_level_black: Option<u32>,
 }
 
 /// Seconds spent in each stage.
@@ -90,6 +100,8 @@ pub struct Timings {
     pub guess_updates: f64,
     /// Richman tests (part of `iterate`).
     pub richman_tests: f64,
+    /// The certificate: exact equations and both closures.
+    pub certify: f64,
 }
 
 /// Per-iteration record: how many guesses changed, per class.
@@ -123,12 +135,21 @@ pub struct Solution {
     pub history: Vec<IterationRecord>,
     /// Stage timings.
     pub timings: Timings,
+    /// The certificate, when the run converged.
+    pub certificate: Option<Certificate>,
 }
 
 impl Solution {
     /// Whether the guesses were proved to form a Richman function.
     pub fn converged(&self) -> bool {
         self.first_richman_iteration.is_some()
+    }
+
+    /// Whether every value is proved exact (α = s = β everywhere).
+    pub fn certified(&self) -> bool {
+        self.certificate
+            .as_ref()
+            .is_some_and(Certificate::certified)
     }
 
     /// The value (final guess) of a position with a white extra piece or bare kings.
@@ -225,6 +246,14 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
     timings.kernel = kernel_seconds;
     timings.guess_updates = update_seconds;
 
+    let mut certify_seconds = 0.0;
+    let certificate = first_richman.map(|_| {
+        timed(obs, "certify", &mut certify_seconds, || {
+            certificate::certify(&guesses, &graph)
+        })
+    });
+    timings.certify = certify_seconds;
+
     let reports = index
         .classes()
         .iter()
@@ -245,7 +274,28 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
             } else {
                 max_den.to_string()
             };
+            let cert = certificate.as_ref();
+            let in_class = |list: &[u32]| {
+                list.iter()
+                    .filter(|&&p| index.class_of(p as usize) == c)
+                    .count()
+            };
+            let max_level = |levels: &[u32]| {
+                index
+                    .class_range(c)
+                    .map(|i| levels[i])
+                    .filter(|&l| l != UNREACHED)
+                    .max()
+                    .unwrap_or(0)
+            };
             let report = ClassReport {
+                certified_alpha: cert
+                    .map(|x| x.violations.is_empty() && in_class(&x.alpha_failures) == 0),
+                certified_beta: cert
+                    .map(|x| x.violations.is_empty() && in_class(&x.beta_failures) == 0),
+                quiescent: cert.map(|x| in_class(&x.quiescent)),
+                max_level_white: cert.map(|x| max_level(&x.white_levels)),
+                max_level_black: cert.map(|x| max_level(&x.black_levels)),
                 positions: ci.raw_count(),
                 canonical_positions: ci.len(),
                 stable_at,
@@ -266,5 +316,6 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
         classes: reports,
         history,
         timings,
+        certificate,
     }
 }

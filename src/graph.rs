@@ -20,7 +20,8 @@ pub struct Adjacency {
 }
 
 impl Adjacency {
-    fn from_lists(lists: impl Iterator<Item = Vec<u32>>) -> Adjacency {
+    /// Lists given in node order.
+    pub fn from_lists(lists: impl Iterator<Item = Vec<u32>>) -> Adjacency {
         let mut adj = Adjacency {
             offsets: vec![0],
             targets: Vec::new(),
@@ -121,6 +122,21 @@ impl Graph {
             positions: n,
             white,
             black,
+        }
+    }
+
+    /// A graph given by hand: `white[p]` and `black[p]` list the options of position p
+    /// (indices below `white.len()` for positions, [`Graph::win`] and [`Graph::loss`] for the
+    /// ends). For tests and experiments; lists must not be empty.
+    pub fn from_lists(white: Vec<Vec<u32>>, black: Vec<Vec<u32>>) -> Graph {
+        let n = white.len();
+        assert_eq!(n, black.len());
+        let (win, loss) = (n as u32, n as u32 + 1);
+        let ends = || [vec![win], vec![loss]].into_iter();
+        Graph {
+            positions: n,
+            white: Adjacency::from_lists(white.into_iter().chain(ends())),
+            black: Adjacency::from_lists(black.into_iter().chain(ends())),
         }
     }
 

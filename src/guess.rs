@@ -199,6 +199,17 @@ impl Guesses {
         g
     }
 
+    /// Guesses given by hand for the positions (the terminal nodes, 1 and 0, are added),
+    /// with `width` limbs for the fixed-point images. For checking arbitrary functions.
+    pub fn from_values(mut values: Vec<Value>, width: usize) -> Guesses {
+        values.push(Value::one());
+        values.push(Value::zero());
+        let nodes = values.len();
+        let mut g = Guesses::new(nodes, width);
+        g.set_width(width, values);
+        g
+    }
+
     fn set_width(&mut self, width: usize, values: Vec<Value>) {
         self.width = width;
         let images: Vec<(Vec<u64>, bool)> =

@@ -13,6 +13,7 @@
 pub mod certificate;
 pub mod cli;
 pub mod error;
+pub mod fen;
 pub mod generate;
 pub mod geometry;
 pub mod graph;

@@ -18,6 +18,9 @@ pub struct Summary {
     pub first_richman_iteration: Option<u32>,
     /// Whether the guesses were proved to be a Richman function.
     pub converged: bool,
+    /// Whether every value is proved exact: the guesses are a Richman function and both
+    /// closures cover every position they must (α = s = β).
+    pub certified: bool,
     /// Iterations computed (the run stops at the first Richman test that passes).
     pub iterations_run: u32,
     /// Wall-clock seconds of the whole run.
@@ -34,6 +37,7 @@ pub fn summary(sol: &Solution, seconds: f64) -> Summary {
         board: sol.board.to_string(),
         first_richman_iteration: sol.first_richman_iteration,
         converged: sol.converged(),
+        certified: sol.certified(),
         iterations_run: sol.iterations_run,
         seconds,
         stage_seconds: sol.timings.clone(),
@@ -64,4 +68,32 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
         let _ = std::fs::remove_file(&tmp);
         Error::io(path, e)
     })
+}
+
+/// The lines of `quiescent.txt`: class, placement, value, T level, T′ level.
+pub fn quiescent_lines(sol: &Solution) -> String {
+    let Some(cert) = &sol.certificate else {
+        return String::new();
+    };
+    let level = |l: u32| {
+        if l == crate::certificate::UNREACHED {
+            "unreached".to_string()
+        } else {
+            l.to_string()
+        }
+    };
+    let mut out = String::from("# class placement value T-level T'-level\n");
+    for &p in &cert.quiescent {
+        let p = p as usize;
+        let pos = sol.index.position(p);
+        out += &format!(
+            "{} {} {} {} {}\n",
+            pos.material(),
+            crate::fen::placement(sol.board, &pos),
+            sol.guesses.value(p),
+            level(cert.white_levels[p]),
+            level(cert.black_levels[p])
+        );
+    }
+    out
 }

@@ -38,12 +38,26 @@ fn generate_writes_a_summary() {
     for class in ["KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK"] {
         assert!(json["classes"][class].is_object(), "{class} missing");
     }
+    assert_eq!(json["certified"], true);
+    assert_eq!(knvk["certified_alpha"], true);
+    assert_eq!(knvk["certified_beta"], true);
+    assert!(knvk["max_level_white"].as_u64().unwrap() >= 1);
+    assert_eq!(json["classes"]["KvK"]["quiescent"], 21);
+    // quiescent.txt: a header, then one line per quiescent position of every class.
+    let q = std::fs::read_to_string(dir.path().join("4x4/quiescent.txt")).unwrap();
+    let total: u64 = ["KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK"]
+        .iter()
+        .map(|c| json["classes"][c]["quiescent"].as_u64().unwrap())
+        .sum();
+    assert_eq!(q.lines().count() as u64, total + 1);
+    assert!(q.lines().nth(1).unwrap().starts_with("KvK "));
     // No temporary file is left behind.
-    let names: Vec<_> = std::fs::read_dir(dir.path().join("4x4"))
+    let mut names: Vec<_> = std::fs::read_dir(dir.path().join("4x4"))
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
-    assert_eq!(names, vec!["summary.json"]);
+    names.sort();
+    assert_eq!(names, vec!["quiescent.txt", "summary.json"]);
 }
 
 #[test]
@@ -85,6 +99,10 @@ fn capped_run_says_it_did_not_converge() {
     .unwrap();
     assert_eq!(json["converged"], false);
     assert!(json["first_richman_iteration"].is_null());
+    assert_eq!(json["certified"], false);
+    assert!(!dir.path().join("4x4/quiescent.txt").exists());
+    assert_eq!(json["certified"], false);
+    assert!(!dir.path().join("4x4/quiescent.txt").exists());
     assert_eq!(json["iterations_run"], 5);
 }
 

@@ -43,4 +43,13 @@ fn published_8x8_values_and_iteration_2644() {
     // Per-class stabilisation points: the largest is the first Richman iteration.
     let stable = sol.classes.iter().map(|(_, c)| c.stable_at).max().unwrap();
     assert_eq!(stable, 2644);
+    // Every three-piece position on 8x8 has α = β: the certificate must pass, per class.
+    assert!(sol.certified());
+    for (m, c) in &sol.classes {
+        assert_eq!(
+            (c.certified_alpha, c.certified_beta),
+            (Some(true), Some(true)),
+            "{m}"
+        );
+    }
 }
