@@ -30,6 +30,8 @@ use crate::graph::Graph;
 
 /// Positions handled per parallel task.
 const CHUNK: usize = 512;
+/// How many positions ahead the rows of chosen options are prefetched.
+const PREFETCH_DISTANCE: usize = 16;
 /// Iterations between two pruning passes.
 const PRUNE_EVERY: u32 = 4;
 const ALPHA: usize = 0;
@@ -88,7 +90,15 @@ pub struct Kernel {
     black: Live,
     win: u32,
     loss: u32,
+    /// Per node and bound, the iteration from which the value is known to be constant
+    /// ([`NOT_FROZEN`] if not known). Frozen rows are held in both buffers and not recomputed.
+    frozen_at: Vec<[u32; 2]>,
+    /// Bounds found constant from the next iteration on, frozen after the next step.
+    pending: Vec<(u32, [bool; 2])>,
 }
+
+/// `frozen_at` of a bound still moving.
+const NOT_FROZEN: u32 = u32::MAX;
 
 /// A borrowed view of one bound (α or β) at the current iteration.
 #[derive(Clone, Copy)]
@@ -147,6 +157,23 @@ pub fn limbs_to_ratio(limbs: &[u64]) -> Ratio<BigUint> {
         BigUint::new(digits),
         BigUint::from(1u8) << (64 * limbs.len() - 1),
     )
+}
+
+/// Ask the processor to start loading `data` into cache (a hint; no effect on results).
+#[inline]
+fn prefetch(data: &[u64]) {
+    #[cfg(target_arch = "x86_64")]
+    for line in data.chunks(8) {
+        // SAFETY: prefetching is a hint that never faults; the pointer comes from a live slice.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch(
+                line.as_ptr() as *const i8,
+                std::arch::x86_64::_MM_HINT_T0,
+            )
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = data;
 }
 
 /// `dst = (a + b) >> 1` over limbs `lo..W`; limbs below `lo` are zero in all three.
@@ -239,7 +266,12 @@ impl Kernel {
         for i in 0..positions {
             set_one(i, BETA);
         }
+        let mut frozen_at = vec![[NOT_FROZEN; 2]; nodes];
+        frozen_at[win as usize] = [0, 0];
+        frozen_at[loss as usize] = [0, 0];
         Kernel {
+            frozen_at,
+            pending: Vec::new(),
             width,
             n: 0,
             cur: 0,
@@ -365,6 +397,7 @@ impl Kernel {
             buf: old,
         };
         let (white, black) = (&self.white, &self.black);
+        let frozen_at = &self.frozen_at;
 
         let flagged: Vec<Vec<u32>> = new.rows[..2 * positions * width]
             .par_chunks_mut(2 * CHUNK * width)
@@ -372,8 +405,11 @@ impl Kernel {
             .zip(new.low[..positions].par_chunks_mut(CHUNK))
             .enumerate()
             .map(|(c, ((rows, heads), low))| {
-                let mut out = Vec::new();
-                for j in 0..heads.len() {
+                // Choose every option of the chunk first (heads only, in cache), then add
+                // rows while prefetching those a few positions ahead: the rows are random
+                // reads from memory, and the prefetches hide their latency.
+                let mut picks = [[0u32; 4]; CHUNK];
+                for (j, pick) in picks.iter_mut().enumerate().take(heads.len()) {
                     let p = c * CHUNK + j;
                     let (wl, bl) = (white.get(p), black.get(p));
                     let (aw, bw) = if wl[0] == win {
@@ -390,17 +426,43 @@ impl Kernel {
                     } else {
                         (best(&alpha, bl, false), best(&beta, bl, false))
                     };
+                    *pick = [aw, ab, bw, bb];
+                }
+                let mut out = Vec::new();
+                for j in 0..heads.len() {
+                    if let Some(ahead) = picks
+                        .get(j + PREFETCH_DISTANCE)
+                        .filter(|_| j + PREFETCH_DISTANCE < heads.len())
+                    {
+                        prefetch(&alpha.row(ahead[0] as usize)[lo..]);
+                        prefetch(&alpha.row(ahead[1] as usize)[lo..]);
+                        prefetch(&beta.row(ahead[2] as usize)[lo..]);
+                        prefetch(&beta.row(ahead[3] as usize)[lo..]);
+                    }
+                    let [aw, ab, bw, bb] = picks[j];
+                    let p = c * CHUNK + j;
+                    let frozen = frozen_at[p].map(|f| f != NOT_FROZEN);
                     let (arow, brow) = rows[2 * j * width..(2 * j + 2) * width].split_at_mut(width);
-                    let la = half_sum(arow, alpha.row(aw as usize), alpha.row(ab as usize), lo);
-                    let lb = half_sum(brow, beta.row(bw as usize), beta.row(bb as usize), lo);
-                    heads[j] = [arow[width - 1], brow[width - 1]];
-                    low[j] = [la, lb];
-                    if check(&Fresh {
-                        node: p,
-                        alpha: arow,
-                        beta: brow,
-                        lo,
-                    }) {
+                    if !frozen[ALPHA] {
+                        low[j][ALPHA] =
+                            half_sum(arow, alpha.row(aw as usize), alpha.row(ab as usize), lo);
+                        heads[j][ALPHA] = arow[width - 1];
+                    }
+                    if !frozen[BETA] {
+                        low[j][BETA] =
+                            half_sum(brow, beta.row(bw as usize), beta.row(bb as usize), lo);
+                        heads[j][BETA] = brow[width - 1];
+                    }
+                    // Both bounds constant: the interval, and so the guess, cannot change.
+                    let both = frozen[ALPHA] && frozen[BETA];
+                    if !both
+                        && check(&Fresh {
+                            node: p,
+                            alpha: arow,
+                            beta: brow,
+                            lo,
+                        })
+                    {
                         out.push(p as u32);
                     }
                 }
@@ -409,6 +471,7 @@ impl Kernel {
             .collect();
         self.cur = 1 - self.cur;
         self.n += 1;
+        self.apply_freezes();
         if self.n.is_multiple_of(PRUNE_EVERY) {
             self.prune();
         }
@@ -418,6 +481,81 @@ impl Kernel {
     /// Drop options that can never again be best (see the module comment). Only the heads
     /// are read: `head(β(t)) < head(α(u))` proves `β(t) < α(u)`.
     fn prune(&mut self) {
+        self.prune_options();
+        self.freeze();
+    }
+
+    /// Find bounds that are constant from the next iteration on: a position whose α and β
+    /// agree (then α ≤ limits ≤ β pins both), or one whose live options all have that bound
+    /// frozen (live options are the only ones that can ever be best again). They are frozen
+    /// after the next step has computed that constant.
+    fn freeze(&mut self) {
+        let n = self.n;
+        let width = self.width;
+        let cur = &self.buf[self.cur];
+        let (white, black, frozen_at) = (&self.white, &self.black, &self.frozen_at);
+        let view = |which| View {
+            width,
+            which,
+            buf: cur,
+        };
+        let (alpha, beta) = (view(ALPHA), view(BETA));
+        let frozen_by_now = |t: u32, which: usize| frozen_at[t as usize][which] <= n;
+        self.pending = (0..white.len.len())
+            .into_par_iter()
+            .filter_map(|p| {
+                let f = frozen_at[p];
+                if f[ALPHA] != NOT_FROZEN && f[BETA] != NOT_FROZEN {
+                    return None;
+                }
+                let settled = alpha.head(p) == beta.head(p) && alpha.row(p) == beta.row(p);
+                let options_frozen = |which| {
+                    white
+                        .get(p)
+                        .iter()
+                        .chain(black.get(p))
+                        .all(|&t| frozen_by_now(t, which))
+                };
+                let mark = [
+                    f[ALPHA] == NOT_FROZEN && (settled || options_frozen(ALPHA)),
+                    f[BETA] == NOT_FROZEN && (settled || options_frozen(BETA)),
+                ];
+                (mark[ALPHA] || mark[BETA]).then_some((p as u32, mark))
+            })
+            .collect();
+    }
+
+    /// Freeze the pending bounds: their current value is final; copy it into the other
+    /// buffer so that later steps can skip them.
+    fn apply_freezes(&mut self) {
+        let width = self.width;
+        let (src, dst) = match &mut self.buf {
+            [a, b] if self.cur == 0 => (&*a, b),
+            [a, b] => (&*b, a),
+        };
+        for (p, mark) in std::mem::take(&mut self.pending) {
+            let p = p as usize;
+            for which in [ALPHA, BETA].into_iter().filter(|&w| mark[w]) {
+                self.frozen_at[p][which] = self.n;
+                let r = (2 * p + which) * width;
+                dst.rows[r..r + width].copy_from_slice(&src.rows[r..r + width]);
+                dst.heads[p][which] = src.heads[p][which];
+                dst.low[p][which] = src.low[p][which];
+            }
+        }
+    }
+
+    /// Positions whose α, β or both are frozen (for statistics).
+    pub fn frozen_counts(&self) -> [usize; 2] {
+        [ALPHA, BETA].map(|w| {
+            self.frozen_at[..self.white.len.len()]
+                .iter()
+                .filter(|f| f[w] != NOT_FROZEN)
+                .count()
+        })
+    }
+
+    fn prune_options(&mut self) {
         let heads = &self.buf[self.cur].heads;
         for (live, maximise) in [(&mut self.white, true), (&mut self.black, false)] {
             let offsets = &live.offsets;
