@@ -39,13 +39,13 @@ fn cmp_guess(g: &Guesses, i: usize, j: usize) -> Ordering {
     g.value(i).cmp(g.value(j))
 }
 
-/// White's best option by the guesses: the first node of `nodes` with the largest guess.
-pub fn greedy_max(g: &Guesses, nodes: &[u32]) -> u32 {
+/// The first node of `nodes` whose guess is `want`-most (Greater: largest, Less: smallest).
+fn greedy(g: &Guesses, nodes: &[u32], want: Ordering) -> u32 {
     nodes
         .iter()
         .copied()
         .reduce(|best, t| {
-            if cmp_guess(g, t as usize, best as usize) == Ordering::Greater {
+            if cmp_guess(g, t as usize, best as usize) == want {
                 t
             } else {
                 best
@@ -54,19 +54,14 @@ pub fn greedy_max(g: &Guesses, nodes: &[u32]) -> u32 {
         .expect("every node has an option")
 }
 
+/// White's best option by the guesses: the first node of `nodes` with the largest guess.
+pub fn greedy_max(g: &Guesses, nodes: &[u32]) -> u32 {
+    greedy(g, nodes, Ordering::Greater)
+}
+
 /// Black's best option by the guesses: the first node of `nodes` with the smallest guess.
 pub fn greedy_min(g: &Guesses, nodes: &[u32]) -> u32 {
-    nodes
-        .iter()
-        .copied()
-        .reduce(|best, t| {
-            if cmp_guess(g, t as usize, best as usize) == Ordering::Less {
-                t
-            } else {
-                best
-            }
-        })
-        .expect("every node has an option")
+    greedy(g, nodes, Ordering::Less)
 }
 
 /// Whether the fixed-point images alone prove that position `p`'s equation fails, given

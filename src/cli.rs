@@ -106,8 +106,8 @@ impl Progress {
             return;
         }
         match &self.bar {
-            Some(bar) => bar.println(text),
-            None => eprintln!("{text}"),
+            Some(bar) if !bar.is_finished() => bar.println(text),
+            _ => eprintln!("{text}"),
         }
     }
 }

@@ -73,6 +73,9 @@ pub struct ClassReport {
     pub max_denominator: String,
     /// Number of decimal digits of `max_denominator`.
     pub max_denominator_digits: usize,
+    /// How many times a guess of this class changed over the run (each one is a new
+    /// simplest rational computed).
+    pub guess_changes: u64,
     /// α = s proved for every position of the class (null if the run did not converge).
     pub certified_alpha: Option<bool>,
     /// β = s proved for every position of the class.
@@ -102,6 +105,21 @@ pub struct Timings {
     pub richman_tests: f64,
     /// The certificate: exact equations and both closures.
     pub certify: f64,
+}
+
+/// What the kernel's shortcuts achieved by the end of the run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct KernelStats {
+    /// Options in the game graph (White's and Black's, after merging symmetric targets).
+    pub options: usize,
+    /// Options still live at the end (the others were proved never to be best again).
+    pub live_options: usize,
+    /// Positions whose α is proved constant and no longer computed.
+    pub frozen_alpha: usize,
+    /// Positions whose β is proved constant and no longer computed.
+    pub frozen_beta: usize,
+    /// Limbs per value at the end (fraction bits = 64 · limbs − 1).
+    pub limbs: usize,
 }
 
 /// Per-iteration record: how many guesses changed, per class.
@@ -137,6 +155,8 @@ pub struct Solution {
     pub timings: Timings,
     /// The certificate, when the run converged.
     pub certificate: Option<Certificate>,
+    /// The kernel's shortcuts.
+    pub kernel_stats: KernelStats,
 }
 
 impl Solution {
@@ -254,6 +274,15 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
     });
     timings.certify = certify_seconds;
 
+    let (live_white, live_black) = kernel.live_options();
+    let [frozen_alpha, frozen_beta] = kernel.frozen_counts();
+    let kernel_stats = KernelStats {
+        options: graph.edge_count() - 4,
+        live_options: live_white + live_black,
+        frozen_alpha,
+        frozen_beta,
+        limbs: kernel.width(),
+    };
     let reports = index
         .classes()
         .iter()
@@ -288,7 +317,9 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
                     .max()
                     .unwrap_or(0)
             };
+            let guess_changes = history.iter().map(|r| r.changed[c] as u64).sum();
             let report = ClassReport {
+                guess_changes,
                 certified_alpha: cert
                     .map(|x| x.violations.is_empty() && in_class(&x.alpha_failures) == 0),
                 certified_beta: cert
@@ -317,5 +348,6 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
         history,
         timings,
         certificate,
+        kernel_stats,
     }
 }

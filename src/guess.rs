@@ -15,7 +15,7 @@ use num_rational::Ratio;
 use num_traits::{One, Zero};
 use rayon::prelude::*;
 
-use crate::kernel::{Fresh, Kernel, limbs_to_ratio};
+use crate::kernel::{Fresh, Kernel};
 
 /// An exact non-negative rational value.
 pub type Value = Ratio<BigUint>;
@@ -400,11 +400,6 @@ fn cmp_from_top(a: &[u64], b: &[u64], lo: usize) -> Ordering {
         }
     }
     Ordering::Equal
-}
-
-/// The exact rational of a fixed-point row (for tests and reports).
-pub fn row_value(row: &[u64]) -> Value {
-    limbs_to_ratio(row)
 }
 
 #[cfg(test)]

@@ -243,6 +243,23 @@ fn best(v: &View<'_>, list: &[u32], maximise: bool) -> u32 {
     best
 }
 
+/// A side's best option for α and for β. A king capture (listed first) is always best,
+/// and a single live option needs no comparison.
+#[inline]
+fn choose(
+    alpha: &View<'_>,
+    beta: &View<'_>,
+    list: &[u32],
+    capture: u32,
+    maximise: bool,
+) -> (u32, u32) {
+    if list[0] == capture || list.len() == 1 {
+        (list[0], list[0])
+    } else {
+        (best(alpha, list, maximise), best(beta, list, maximise))
+    }
+}
+
 impl Kernel {
     /// α₀ = 0 and β₀ = 1 on every position; the terminal nodes hold 1 (win) and 0 (loss).
     /// `width` is the initial number of limbs (the kernel widens itself when needed).
@@ -412,20 +429,8 @@ impl Kernel {
                 for (j, pick) in picks.iter_mut().enumerate().take(heads.len()) {
                     let p = c * CHUNK + j;
                     let (wl, bl) = (white.get(p), black.get(p));
-                    let (aw, bw) = if wl[0] == win {
-                        (win, win)
-                    } else if wl.len() == 1 {
-                        (wl[0], wl[0])
-                    } else {
-                        (best(&alpha, wl, true), best(&beta, wl, true))
-                    };
-                    let (ab, bb) = if bl[0] == loss {
-                        (loss, loss)
-                    } else if bl.len() == 1 {
-                        (bl[0], bl[0])
-                    } else {
-                        (best(&alpha, bl, false), best(&beta, bl, false))
-                    };
+                    let (aw, bw) = choose(&alpha, &beta, wl, win, true);
+                    let (ab, bb) = choose(&alpha, &beta, bl, loss, false);
                     *pick = [aw, ab, bw, bb];
                 }
                 let mut out = Vec::new();
@@ -556,18 +561,43 @@ impl Kernel {
     }
 
     fn prune_options(&mut self) {
-        let heads = &self.buf[self.cur].heads;
+        let n = self.n;
+        let width = self.width;
+        let cur = &self.buf[self.cur];
+        let heads = &cur.heads;
+        let frozen_at = &self.frozen_at;
+        let (alpha, beta) = (
+            View {
+                width,
+                which: ALPHA,
+                buf: cur,
+            },
+            View {
+                width,
+                which: BETA,
+                buf: cur,
+            },
+        );
+        // Two options whose α and β are both frozen at equal values stay equal forever:
+        // one of them is enough.
+        let frozen = |t: u32| frozen_at[t as usize].iter().all(|&f| f <= n);
+        let same_forever = |t: u32, u: u32| {
+            frozen(t)
+                && frozen(u)
+                && alpha.cmp(t as usize, u as usize) == Ordering::Equal
+                && beta.cmp(t as usize, u as usize) == Ordering::Equal
+        };
         for (live, maximise) in [(&mut self.white, true), (&mut self.black, false)] {
             let offsets = &live.offsets;
-            let n = live.len.len();
-            let parts = split_by_slots(&mut live.targets, &mut live.len, offsets, n);
+            let count = live.len.len();
+            let parts = split_by_slots(&mut live.targets, &mut live.len, offsets, count);
             parts.into_par_iter().for_each(|(first, targets, lens)| {
                 let base = offsets[first] as usize;
                 for (j, len) in lens.iter_mut().enumerate() {
                     let p = first + j;
                     let s = offsets[p] as usize - base;
                     let list = &mut targets[s..s + *len as usize];
-                    *len = if maximise {
+                    let kept = if maximise {
                         let bar = list
                             .iter()
                             .map(|&t| heads[t as usize][ALPHA])
@@ -581,6 +611,21 @@ impl Kernel {
                             .min()
                             .unwrap_or(u64::MAX);
                         compact(list, |t| heads[t as usize][ALPHA] <= bar)
+                    };
+                    let list = &mut list[..kept as usize];
+                    *len = if list.len() > 1 {
+                        // Keep the first of each group of forever-equal options, in order.
+                        let mut k = 0;
+                        for i in 0..list.len() {
+                            let t = list[i];
+                            if !list[..k].iter().any(|&u| same_forever(t, u)) {
+                                list[k] = t;
+                                k += 1;
+                            }
+                        }
+                        k as u8
+                    } else {
+                        kept
                     };
                 }
             });

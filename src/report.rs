@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::error::Error;
-use crate::generate::{ClassReport, Solution, Timings};
+use crate::generate::{ClassReport, KernelStats, Solution, Timings};
 
 /// The contents of `DIR/FxR/summary.json`.
 #[derive(Debug, Serialize)]
@@ -27,6 +27,8 @@ pub struct Summary {
     pub seconds: f64,
     /// Seconds per stage.
     pub stage_seconds: Timings,
+    /// What the kernel's shortcuts achieved (pruned options, frozen bounds).
+    pub kernel: KernelStats,
     /// Per material class, by name (KvK, KQvK, ...).
     pub classes: BTreeMap<String, ClassReport>,
 }
@@ -41,6 +43,7 @@ pub fn summary(sol: &Solution, seconds: f64) -> Summary {
         iterations_run: sol.iterations_run,
         seconds,
         stage_seconds: sol.timings.clone(),
+        kernel: sol.kernel_stats.clone(),
         classes: sol
             .classes
             .iter()
