@@ -76,6 +76,9 @@ pub struct ClassReport {
     /// How many times a guess of this class changed over the run (each one is a new
     /// simplest rational computed).
     pub guess_changes: u64,
+    /// Positions of the class whose Richman equation fails (null if the run did not
+    /// converge; a converged run has none).
+    pub violations: Option<usize>,
     /// α = s proved for every position of the class (null if the run did not converge).
     pub certified_alpha: Option<bool>,
     /// β = s proved for every position of the class.
@@ -320,10 +323,11 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
             let guess_changes = history.iter().map(|r| r.changed[c] as u64).sum();
             let report = ClassReport {
                 guess_changes,
+                violations: cert.map(|x| in_class(&x.violations)),
                 certified_alpha: cert
-                    .map(|x| x.violations.is_empty() && in_class(&x.alpha_failures) == 0),
+                    .map(|x| in_class(&x.violations) == 0 && in_class(&x.alpha_failures) == 0),
                 certified_beta: cert
-                    .map(|x| x.violations.is_empty() && in_class(&x.beta_failures) == 0),
+                    .map(|x| in_class(&x.violations) == 0 && in_class(&x.beta_failures) == 0),
                 quiescent: cert.map(|x| in_class(&x.quiescent)),
                 max_level_white: cert.map(|x| max_level(&x.white_levels)),
                 max_level_black: cert.map(|x| max_level(&x.black_levels)),

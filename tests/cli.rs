@@ -40,6 +40,7 @@ fn generate_writes_a_summary() {
     }
     assert_eq!(json["certified"], true);
     assert_eq!(knvk["certified_alpha"], true);
+    assert_eq!(knvk["violations"], 0);
     assert_eq!(knvk["certified_beta"], true);
     assert!(knvk["max_level_white"].as_u64().unwrap() >= 1);
     assert_eq!(json["classes"]["KvK"]["quiescent"], 21);
@@ -156,4 +157,31 @@ fn help_explains_the_numbers() {
     let (code, stdout, _) = bidtb(&["generate", "--help"]);
     assert_eq!(code, 0);
     assert!(stdout.contains("--max-iterations") && stdout.contains("2644"));
+}
+
+#[test]
+fn one_thread_gives_the_same_results() {
+    let summary = |threads: &[&str]| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut args = vec![
+            "generate",
+            "--board",
+            "5x4",
+            "--out",
+            dir.path().to_str().unwrap(),
+            "-q",
+        ];
+        args.extend_from_slice(threads);
+        let (code, _, stderr) = bidtb(&args);
+        assert_eq!(code, 0, "{stderr}");
+        let text = std::fs::read_to_string(dir.path().join("5x4/summary.json")).unwrap();
+        let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        json.as_object_mut().unwrap().remove("seconds");
+        json.as_object_mut().unwrap().remove("stage_seconds");
+        (
+            json,
+            std::fs::read_to_string(dir.path().join("5x4/quiescent.txt")).unwrap(),
+        )
+    };
+    assert_eq!(summary(&["--threads", "1"]), summary(&[]));
 }
