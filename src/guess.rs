@@ -351,6 +351,11 @@ fn row_to_biguint(row: &[u64]) -> BigUint {
     )
 }
 
+/// Bits kept below the first bit where the two ends differ when they are cut (the widened
+/// interval is then at most 2^-CUT_MARGIN wider than the true one, relative to its width;
+/// the result is verified either way).
+const CUT_MARGIN: usize = 16;
+
 /// The simplest rational in `[A/2^F, B/2^F]` given as fixed-point rows, with its own
 /// fixed-point image. The ends are first cut to the bits down to shortly below where they
 /// differ (the answer only depends on their common continued-fraction prefix); the result
@@ -367,7 +372,7 @@ pub fn simplest_from_rows(a: &[u64], b: &[u64]) -> (Value, Vec<u64>, bool) {
         return (value, a.to_vec(), true);
     };
     let diff_bit = 64 * t + 63 - (a[t] ^ b[t]).leading_zeros() as usize;
-    let mut cut = diff_bit.saturating_sub(64);
+    let mut cut = diff_bit.saturating_sub(CUT_MARGIN);
     loop {
         let frac_bits = f - cut;
         let value = if frac_bits <= 124 {
