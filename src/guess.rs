@@ -25,36 +25,96 @@ pub type Value = Ratio<BigUint>;
 /// Stern–Brocot descent on the continued fractions of the two ends.
 pub fn simplest_between(lo: &Value, hi: &Value) -> Value {
     assert!(lo <= hi, "simplest_between needs lo <= hi");
-    let (mut an, mut ad) = (lo.numer().clone(), lo.denom().clone());
-    let (mut bn, mut bd) = (hi.numer().clone(), hi.denom().clone());
-    // Convergents h/k of the continued fraction built so far: (h0, h1) = (h_{i-2}, h_{i-1}).
-    let (mut h0, mut h1) = (BigUint::zero(), BigUint::one());
-    let (mut k0, mut k1) = (BigUint::one(), BigUint::zero());
+    let (an, ad) = (lo.numer().clone(), lo.denom().clone());
+    let (bn, bd) = (hi.numer().clone(), hi.denom().clone());
+    descend(an, ad, bn, bd, Prefix::root()).0
+}
+
+/// A continued-fraction prefix of the descent: the last two convergents h1/k1 and h0/k0
+/// after `depth` terms at which both ends of the interval lay strictly inside one unit
+/// interval. Those steps are the same for every sub-interval, so a later, nested interval
+/// can resume the descent here instead of starting again.
+#[derive(Clone, Debug)]
+pub struct Prefix {
+    h0: BigUint,
+    h1: BigUint,
+    k0: BigUint,
+    k1: BigUint,
+    depth: u32,
+}
+
+impl Prefix {
+    fn root() -> Prefix {
+        Prefix {
+            h0: BigUint::zero(),
+            h1: BigUint::one(),
+            k0: BigUint::one(),
+            k1: BigUint::zero(),
+            depth: 0,
+        }
+    }
+
+    /// The ends `N/D` of a new interval seen from this prefix: `x' = (h0·D − k0·N) /
+    /// (k1·N − h1·D)`, ordered. `None` unless both lie strictly above 1, that is unless the
+    /// whole interval lies strictly inside the prefix's Stern–Brocot cell (the cell is a
+    /// bounded interval, so two ends inside it hold everything between them).
+    fn enter(&self, an: &BigUint, bn: &BigUint, d: &BigUint) -> Option<[BigUint; 4]> {
+        if self.depth == 0 {
+            return None;
+        }
+        let transform = |n: &BigUint| {
+            let (p1, p2) = (&self.h0 * d, &self.k0 * n);
+            let (q1, q2) = (&self.k1 * n, &self.h1 * d);
+            let (num, den) = match (p1.cmp(&p2), q1.cmp(&q2)) {
+                (Ordering::Greater, Ordering::Greater) => (p1 - p2, q1 - q2),
+                (Ordering::Less, Ordering::Less) => (p2 - p1, q2 - q1),
+                _ => return None,
+            };
+            (num > den).then_some((num, den))
+        };
+        let (xa, xb) = (transform(an)?, transform(bn)?);
+        Some(if &xa.0 * &xb.1 <= &xb.0 * &xa.1 {
+            [xa.0, xa.1, xb.0, xb.1]
+        } else {
+            [xb.0, xb.1, xa.0, xa.1]
+        })
+    }
+}
+
+/// The descent on `[an/ad, bn/bd]` (transformed ends) from the convergents of `st`. Returns
+/// the simplest rational and the prefix before its last term.
+fn descend(
+    mut an: BigUint,
+    mut ad: BigUint,
+    mut bn: BigUint,
+    mut bd: BigUint,
+    mut st: Prefix,
+) -> (Value, Prefix) {
     loop {
         // Reduce a = an/ad by its integer part q, in place (most partial quotients are
         // small: repeated subtraction beats a division), and b by the same q.
         let q = reduce_by_floor(&mut an, &ad);
         sub_multiple(&mut bn, &bd, &q);
-        // Now a − q = an/ad and b − q = bn/bd.
-        let last = if an.is_zero() {
-            true
-        } else if bn >= bd {
-            // b ≥ q + 1: the integer q + 1 is in the interval.
-            h0 += &h1;
-            k0 += &k1;
-            true
-        } else {
-            false
-        };
-        add_multiple(&mut h0, &h1, &q);
-        add_multiple(&mut k0, &k1, &q);
-        std::mem::swap(&mut h0, &mut h1);
-        std::mem::swap(&mut k0, &mut k1);
-        if last {
-            return Ratio::new_raw(h1, k1);
+        // Now a − q = an/ad and b − q = bn/bd. The descent ends with term q when a was an
+        // integer, with q + 1 when b ≥ q + 1; otherwise both lie strictly inside (q, q + 1).
+        let plus_one = !an.is_zero() && bn >= bd;
+        if an.is_zero() || plus_one {
+            let (mut h, mut k) = (st.h0.clone(), st.k0.clone());
+            if plus_one {
+                h += &st.h1;
+                k += &st.k1;
+            }
+            add_multiple(&mut h, &st.h1, &q);
+            add_multiple(&mut k, &st.k1, &q);
+            return (Ratio::new_raw(h, k), st);
         }
-        // Both ends lie strictly between q and q + 1: continue on the reciprocals of the
-        // fractional parts, which swaps the ends: a' = bd/bn, b' = ad/an.
+        add_multiple(&mut st.h0, &st.h1, &q);
+        add_multiple(&mut st.k0, &st.k1, &q);
+        std::mem::swap(&mut st.h0, &mut st.h1);
+        std::mem::swap(&mut st.k0, &mut st.k1);
+        st.depth += 1;
+        // Continue on the reciprocals of the fractional parts, which swaps the ends:
+        // a' = bd/bn, b' = ad/an.
         std::mem::swap(&mut an, &mut bd);
         std::mem::swap(&mut ad, &mut bn);
     }
@@ -177,6 +237,8 @@ pub struct Guesses {
     low: Vec<u16>,
     /// Top limb of each fixed-point image, `floor(g · 2^63)`, kept compact for scans.
     heads: Vec<u64>,
+    /// The continued-fraction prefix of each guess's last descent, to resume from.
+    prefixes: Vec<Option<Box<Prefix>>>,
     last_change: Vec<u32>,
 }
 
@@ -193,6 +255,7 @@ impl Guesses {
             exact: vec![true; nodes],
             low: vec![width as u16; nodes],
             heads: vec![0; nodes],
+            prefixes: vec![None; nodes],
             last_change: vec![0; nodes],
         };
         g.set_width(width, values);
@@ -292,13 +355,18 @@ impl Guesses {
     /// bounds, in parallel, and record the kernel's iteration as their last change.
     pub fn update(&mut self, kernel: &Kernel, nodes: &[u32]) {
         let (alpha, beta) = (kernel.alpha(), kernel.beta());
-        let fresh: Vec<(Value, Vec<u64>, bool)> = nodes
+        let prefixes = &self.prefixes;
+        let fresh: Vec<(Value, Vec<u64>, bool, Option<Prefix>)> = nodes
             .par_iter()
-            .map(|&i| simplest_from_rows(alpha.row(i as usize), beta.row(i as usize)))
+            .map(|&i| {
+                let i = i as usize;
+                simplest_from_rows_resuming(alpha.row(i), beta.row(i), prefixes[i].as_deref())
+            })
             .collect();
         let n = kernel.iteration();
-        for (&i, (g, limbs, exact)) in nodes.iter().zip(fresh) {
+        for (&i, (g, limbs, exact, prefix)) in nodes.iter().zip(fresh) {
             let i = i as usize;
+            self.prefixes[i] = prefix.map(Box::new);
             self.store(i, &limbs, exact);
             self.values[i] = g;
             self.last_change[i] = n;
@@ -361,6 +429,18 @@ const CUT_MARGIN: usize = 16;
 /// differ (the answer only depends on their common continued-fraction prefix); the result
 /// is then checked against the exact interval and the cut is lowered until it passes.
 pub fn simplest_from_rows(a: &[u64], b: &[u64]) -> (Value, Vec<u64>, bool) {
+    let (value, image, exact, _) = simplest_from_rows_resuming(a, b, None);
+    (value, image, exact)
+}
+
+/// [`simplest_from_rows`], resuming the descent from `prefix` (a prefix of an earlier
+/// guess of an interval that contains this one) when the new ends allow it. Also returns
+/// the prefix of this descent, for next time.
+pub fn simplest_from_rows_resuming(
+    a: &[u64],
+    b: &[u64],
+    prefix: Option<&Prefix>,
+) -> (Value, Vec<u64>, bool, Option<Prefix>) {
     let w = a.len();
     let f = 64 * w - 1;
     let first_diff = (0..w).rev().find(|&k| a[k] != b[k]);
@@ -369,17 +449,17 @@ pub fn simplest_from_rows(a: &[u64], b: &[u64]) -> (Value, Vec<u64>, bool) {
         let num = row_to_biguint(a);
         let tz = num.trailing_zeros().unwrap_or(f as u64).min(f as u64);
         let value = Ratio::new_raw(num >> tz, BigUint::one() << (f as u64 - tz));
-        return (value, a.to_vec(), true);
+        return (value, a.to_vec(), true, None);
     };
     let diff_bit = 64 * t + 63 - (a[t] ^ b[t]).leading_zeros() as usize;
     let mut cut = diff_bit.saturating_sub(CUT_MARGIN);
     loop {
         let frac_bits = f - cut;
-        let value = if frac_bits <= 124 {
+        let (value, next) = if frac_bits <= 124 {
             let (an, bn) = (shifted_u128(a, cut, false), shifted_u128(b, cut, true));
             let d = 1u128 << frac_bits;
             let (p, q) = simplest_between_u128(an, d, bn, d);
-            Ratio::new_raw(BigUint::from(p), BigUint::from(q))
+            (Ratio::new_raw(BigUint::from(p), BigUint::from(q)), None)
         } else {
             let (an, _) = row_shifted(a, cut);
             let (mut bn, dropped) = row_shifted(b, cut);
@@ -387,11 +467,15 @@ pub fn simplest_from_rows(a: &[u64], b: &[u64]) -> (Value, Vec<u64>, bool) {
                 bn += 1u32;
             }
             let d = BigUint::one() << frac_bits;
-            simplest_between(&Ratio::new_raw(an, d.clone()), &Ratio::new_raw(bn, d))
+            let (value, st) = match prefix.and_then(|p| Some((p, p.enter(&an, &bn, &d)?))) {
+                Some((p, [xn, xd, yn, yd])) => descend(xn, xd, yn, yd, p.clone()),
+                None => descend(an, d.clone(), bn, d, Prefix::root()),
+            };
+            (value, Some(st))
         };
         let (image, exact) = fixed_point(&value, w);
         if cut == 0 || image_within(&image, exact, a, b) {
-            return (value, image, exact);
+            return (value, image, exact, next);
         }
         cut = cut.saturating_sub(64);
     }
@@ -533,6 +617,44 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Resuming from the prefix of an earlier, wider interval gives exactly what a fresh
+    /// descent gives, over a long run of nested, shrinking, lopsided intervals.
+    #[test]
+    fn resuming_matches_fresh_descent() {
+        let w = 43;
+        let f = 64 * w - 1;
+        let one = BigUint::one();
+        let q: BigUint = "7".repeat(138).parse::<BigUint>().unwrap() + 2u32;
+        let p: BigUint = (&q * 5u32) / 11u32;
+        let center = (&p << f) / &q;
+        let mut prefix: Option<Prefix> = None;
+        let mut resumed_with_prefix = 0;
+        for step in 0..400usize {
+            // Widths shrink geometrically, at different rates on the two sides.
+            let below = &one << (f - 2 - step * 5 / 2);
+            let above = &one << (f - 3 - step * 2);
+            let (lo, hi) = (&center - &below, &center + &above);
+            let (a, b) = (
+                row(&Ratio::new(lo.clone(), &one << f), w),
+                row(&Ratio::new(hi.clone(), &one << f), w),
+            );
+            let want = simplest_between(&Ratio::new(lo, &one << f), &Ratio::new(hi, &one << f));
+            if prefix.as_ref().is_some_and(|p| p.depth > 0) {
+                resumed_with_prefix += 1;
+            }
+            let (got, image, exact, next) = simplest_from_rows_resuming(&a, &b, prefix.as_ref());
+            assert_eq!(got, want, "step {step}");
+            assert_eq!((image, exact), fixed_point(&want, w));
+            if next.is_some() {
+                prefix = next;
+            }
+        }
+        assert!(
+            resumed_with_prefix > 100,
+            "the resumed path must be exercised"
+        );
     }
 
     #[test]
