@@ -2,7 +2,7 @@
 //! iteration at the precision of the end of the published run, and one guess computation.
 
 use bidtb::graph::Graph;
-use bidtb::guess::simplest_from_rows;
+use bidtb::guess::{simplest_from_rows, simplest_from_rows_resuming};
 use bidtb::index::Index;
 use bidtb::kernel::Kernel;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -64,6 +64,16 @@ fn guess_138_digits(c: &mut Criterion) {
     assert_eq!(simplest_from_rows(&a, &b).0, want);
     c.bench_function("simplest rational, 138-digit denominator", |bench| {
         bench.iter(|| simplest_from_rows(&a, &b))
+    });
+    // The common case in a run: the interval shrank a little since the last guess, and the
+    // descent resumes from that guess's prefix.
+    let wider = BigUint::from(1u8) << (f - 990);
+    let (wa, wb) = (row(&(&base - &wider)), row(&(&base + &wider)));
+    let prefix = simplest_from_rows_resuming(&wa, &wb, None).3;
+    assert!(prefix.is_some());
+    assert_eq!(simplest_from_rows_resuming(&a, &b, prefix.as_ref()).0, want);
+    c.bench_function("simplest rational, 138-digit, resumed", |bench| {
+        bench.iter(|| simplest_from_rows_resuming(&a, &b, prefix.as_ref()))
     });
 }
 
