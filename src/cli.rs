@@ -310,7 +310,7 @@ fn generate(
         if !allow_uncertified {
             let msg =
                 format!("the certificate of {board} failed; pass --allow-uncertified to accept it");
-            return Err((1, Error::Resources(msg)));
+            return Err((1, Error::Uncertified(msg)));
         }
     }
     Ok(())

@@ -26,6 +26,9 @@ pub enum Error {
     /// The requested work does not fit in this machine's limits.
     #[error("{0}")]
     Resources(String),
+    /// The certificate did not prove every value exact (α = s = β).
+    #[error("{0}")]
+    Uncertified(String),
 }
 
 impl Error {
