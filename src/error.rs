@@ -12,6 +12,14 @@ pub enum Error {
     /// A position that cannot be used (overlapping pieces, pawn on the first or last rank...).
     #[error("bad position: {0}")]
     Position(String),
+    /// A FEN that cannot be read as a position of two kings and at most one more piece.
+    #[error("bad FEN '{fen}': {reason}")]
+    Fen {
+        /// The FEN as given (shortened if very long).
+        fen: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A material class name that is not one of KvK, KQvK, KRvK, KBvK, KNvK, KPvK.
     #[error("unknown material class '{0}': expected KvK, KQvK, KRvK, KBvK, KNvK or KPvK")]
     Material(String),
