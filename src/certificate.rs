@@ -89,13 +89,6 @@ fn image_violation(g: &Guesses, p: usize, w: usize, b: usize) -> bool {
     !(zero_or_one || minus_one)
 }
 
-/// Whether position `p`'s equation holds, exactly.
-pub fn equation_holds(g: &Guesses, graph: &Graph, p: usize) -> bool {
-    let w = greedy_max(g, graph.white(p)) as usize;
-    let b = greedy_min(g, graph.black(p)) as usize;
-    equation_holds_with(g, p, w, b)
-}
-
 /// `2·p/q = p1/q1 + p2/q2`, by cross-multiplication (no gcd).
 fn equation_holds_with(g: &Guesses, p: usize, w: usize, b: usize) -> bool {
     let (x, y, z) = (g.value(p), g.value(w), g.value(b));

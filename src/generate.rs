@@ -210,7 +210,8 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
 
     let mut history = Vec::new();
     let mut first_richman = None;
-    let mut last_test = 0;
+    // Iterations since a guess last changed (or since the last failed Richman test).
+    let mut quiet = 0u32;
     let mut test_seconds = 0.0;
     let (mut kernel_seconds, mut update_seconds) = (0.0, 0.0);
     let mut iterate_seconds = 0.0;
@@ -219,13 +220,8 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
         let mut guesses = Guesses::new(graph.nodes(), kernel.width());
         loop {
             let n = kernel.iteration();
-            let quiet_since = history
-                .iter()
-                .rev()
-                .take_while(|r: &&IterationRecord| r.changed.iter().all(|&c| c == 0))
-                .count();
-            if n > 0 && quiet_since as u32 >= options.check_every.max(1) && n > last_test {
-                last_test = n;
+            if n > 0 && quiet >= options.check_every.max(1) {
+                quiet = 0;
                 let t = Instant::now();
                 let bad = certificate::violations(&guesses, &graph);
                 test_seconds += t.elapsed().as_secs_f64();
@@ -251,6 +247,7 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
             kernel_seconds += t.elapsed().as_secs_f64();
             let t = Instant::now();
             guesses.update(&kernel, &out);
+            quiet = if out.is_empty() { quiet + 1 } else { 0 };
             update_seconds += t.elapsed().as_secs_f64();
             let mut changed = vec![0u32; classes];
             for &p in &out {

@@ -160,11 +160,6 @@ impl Graph {
         self.positions as u32 + 1
     }
 
-    /// Whether node `i` is one of the two terminal nodes.
-    pub fn is_terminal(&self, i: usize) -> bool {
-        i >= self.positions
-    }
-
     /// Distinct nodes White's moves from `i` lead to (a king capture first).
     #[inline]
     pub fn white(&self, i: usize) -> &[u32] {

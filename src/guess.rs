@@ -305,11 +305,6 @@ impl Guesses {
         &self.values[i]
     }
 
-    /// All guesses, by node.
-    pub fn values(&self) -> &[Value] {
-        &self.values
-    }
-
     /// The iteration at which node `i`'s guess last changed (0 if never).
     pub fn last_change(&self, i: usize) -> u32 {
         self.last_change[i]
