@@ -49,7 +49,8 @@ enum Command {
         /// Stop after N iterations even if not converged (the summary then says so).
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         max_iterations: Option<u32>,
-        /// Test for a Richman function every N iterations (does not change any result).
+        /// Test for a Richman function once no guess has changed for N iterations (does not
+        /// change any result: a Richman function never changes again).
         #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
         check_every: u32,
         /// Print the summary as JSON on stdout instead of text.
