@@ -36,14 +36,14 @@ impl ClassIndex {
         let mut positions = Vec::new();
         let mut raw_count = 0;
         for key in 0..key_count {
-            let pos = Self::decode(board, material, key);
+            let pos = position_of_key(board, material, key);
             if pos.validate(board).is_err() {
                 continue;
             }
             raw_count += 1;
             let canon = symmetries
                 .iter()
-                .map(|&sym| Self::key_of(board, &transform(board, sym, &pos)))
+                .map(|&sym| raw_key(board, &transform(board, sym, &pos)))
                 .min()
                 .expect("the identity is a symmetry");
             if canon == key {
@@ -60,31 +60,6 @@ impl ClassIndex {
             raw_count,
             positions,
             lookup,
-        }
-    }
-
-    fn key_of(board: Board, pos: &Position) -> usize {
-        let s = board.len();
-        let k = pos.wk.0 as usize * s + pos.bk.0 as usize;
-        match pos.piece {
-            Some((_, sq)) => k * s + sq.0 as usize,
-            None => k,
-        }
-    }
-
-    fn decode(board: Board, material: Material, key: usize) -> Position {
-        let s = board.len();
-        match material.0 {
-            Some(p) => Position {
-                wk: Square((key / (s * s)) as u8),
-                bk: Square((key / s % s) as u8),
-                piece: Some((p, Square((key % s) as u8))),
-            },
-            None => Position {
-                wk: Square((key / s) as u8),
-                bk: Square((key % s) as u8),
-                piece: None,
-            },
         }
     }
 
@@ -118,16 +93,60 @@ impl ClassIndex {
         if pos.material() != self.material || pos.validate(self.board).is_err() {
             return None;
         }
-        match self.lookup[Self::key_of(self.board, pos)] {
+        match self.lookup[raw_key(self.board, pos)] {
             NONE => None,
             i => Some(i as usize),
         }
+    }
+
+    /// The canonical raw key of local index `i` (keys increase with the index).
+    pub fn key(&self, i: usize) -> usize {
+        raw_key(self.board, &self.positions[i])
     }
 
     /// The board symmetries used for this class, identity first.
     pub fn symmetries(&self) -> &[Symmetry] {
         &self.symmetries
     }
+}
+
+/// The raw key of a position: `(wk · S + bk) · S + piece_square` with S squares, or
+/// `wk · S + bk` for bare kings. Table files list each class's positions by this key.
+pub fn raw_key(board: Board, pos: &Position) -> usize {
+    let s = board.len();
+    let k = pos.wk.0 as usize * s + pos.bk.0 as usize;
+    match pos.piece {
+        Some((_, sq)) => k * s + sq.0 as usize,
+        None => k,
+    }
+}
+
+/// The position of class `material` with raw key `key` (see [`raw_key`]); not validated.
+pub fn position_of_key(board: Board, material: Material, key: usize) -> Position {
+    let s = board.len();
+    match material.0 {
+        Some(p) => Position {
+            wk: Square((key / (s * s)) as u8),
+            bk: Square((key / s % s) as u8),
+            piece: Some((p, Square((key % s) as u8))),
+        },
+        None => Position {
+            wk: Square((key / s) as u8),
+            bk: Square((key % s) as u8),
+            piece: None,
+        },
+    }
+}
+
+/// The canonical key of a position: the smallest raw key over its images under the board
+/// symmetries of its class. Positions that are images of each other share it.
+pub fn canonical_key(board: Board, pos: &Position) -> usize {
+    board
+        .symmetries(pos.material().has_pawn())
+        .into_iter()
+        .map(|sym| raw_key(board, &transform(board, sym, pos)))
+        .min()
+        .expect("the identity is a symmetry")
 }
 
 /// Apply a board symmetry to every piece of a position.

@@ -1,12 +1,10 @@
-//! Machine-readable reports of a run (`summary.json`) and atomic file writing.
+//! Machine-readable reports of a run: `summary.json`, `quiescent.txt`, and the contents of
+//! the table files.
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::path::Path;
 
 use serde::Serialize;
 
-use crate::error::Error;
 use crate::generate::{ClassReport, KernelStats, Solution, Timings};
 
 /// The contents of `DIR/FxR/summary.json`.
@@ -52,27 +50,6 @@ pub fn summary(sol: &Solution, seconds: f64) -> Summary {
     }
 }
 
-/// Write `bytes` to `path` atomically: a temporary file in the same directory, flushed and
-/// synced, then renamed over the target. A crash leaves either the old file or the new one.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        Error::io(path, e)
-    })
-}
-
 /// The lines of `quiescent.txt`: class, placement, value, T level, T′ level.
 pub fn quiescent_lines(sol: &Solution) -> String {
     let Some(cert) = &sol.certificate else {
@@ -99,4 +76,34 @@ pub fn quiescent_lines(sol: &Solution) -> String {
         );
     }
     out
+}
+
+/// The contents of each class's table file, in [`crate::position::Material::ALL`] order.
+/// None when the run has no certificate (it did not converge): such values are provisional
+/// and are never written as tables.
+pub fn table_contents(sol: &Solution) -> Option<Vec<crate::table::Contents<'_>>> {
+    let cert = sol.certificate.as_ref()?;
+    let classes = sol.index.classes();
+    let contents = classes
+        .iter()
+        .zip(&sol.classes)
+        .enumerate()
+        .map(|(c, (class, (material, rep)))| {
+            let range = sol.index.class_range(c);
+            crate::table::Contents {
+                board: sol.board,
+                material: *material,
+                raw_positions: class.raw_count() as u64,
+                first_richman_iteration: sol.first_richman_iteration,
+                stable_at: rep.stable_at,
+                certified_alpha: cert.alpha_failures.is_empty(),
+                certified_beta: cert.beta_failures.is_empty(),
+                keys: (0..class.len()).map(|i| class.key(i) as u32).collect(),
+                values: range.clone().map(|i| sol.guesses.value(i)).collect(),
+                levels_white: cert.white_levels[range.clone()].to_vec(),
+                levels_black: cert.black_levels[range].to_vec(),
+            }
+        })
+        .collect();
+    Some(contents)
 }

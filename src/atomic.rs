@@ -1,0 +1,91 @@
+//! Atomic file replacement: every file bidtb writes appears complete or not at all.
+//!
+//! The bytes go to a hidden temporary file in the target's directory (`.NAME.tmpPID`), which
+//! is flushed and synced, then renamed over the target, and the directory is synced. A crash
+//! or a kill at any point leaves either the old file or the new one; at worst a hidden
+//! temporary file remains, which [`remove_stale_temporaries`] clears on the next run.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::error::Error;
+
+/// The marker in the names of temporary files.
+const TMP_MARK: &str = ".tmp";
+
+/// Write `bytes` to `path` atomically (see the module comment).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}{TMP_MARK}{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, path)?;
+        // Make the rename itself durable; not every platform can sync a directory.
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    result.map_err(|e: std::io::Error| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(path, e)
+    })
+}
+
+/// Remove temporary files left in `dir` by a writer that was killed mid-write. Returns how
+/// many were removed.
+pub fn remove_stale_temporaries(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.starts_with('.') && name.contains(TMP_MARK) && e.path().is_file()
+        })
+        .filter(|e| std::fs::remove_file(e.path()).is_ok())
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_replace_and_leave_no_temporaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.txt");
+        write_atomic(&path, b"one").unwrap();
+        write_atomic(&path, b"two").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"two");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn stale_temporaries_are_removed_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".KQvK.bidtb.tmp123"), b"half").unwrap();
+        std::fs::write(dir.path().join("KQvK.bidtb"), b"whole").unwrap();
+        assert_eq!(remove_stale_temporaries(dir.path()), 1);
+        assert!(dir.path().join("KQvK.bidtb").exists());
+    }
+
+    #[test]
+    fn a_missing_directory_is_an_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing").join("a.txt");
+        let err = write_atomic(&path, b"x").unwrap_err().to_string();
+        assert!(err.contains("a.txt"), "{err}");
+    }
+}
