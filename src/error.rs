@@ -31,6 +31,25 @@ pub enum Error {
         /// What the operating system said.
         source: std::io::Error,
     },
+    /// A table file that cannot be used: truncated, corrupted, of another format version,
+    /// board or class.
+    #[error("{path}: {reason}")]
+    Table {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A table file needed for a query does not exist.
+    #[error("missing table {path}: generate it with `bidtb generate --board {board} --out {dir}`")]
+    MissingTable {
+        /// The file that was looked for.
+        path: String,
+        /// The board it belongs to, `FxR`.
+        board: String,
+        /// The tables directory.
+        dir: String,
+    },
     /// The requested work does not fit in this machine's limits.
     #[error("{0}")]
     Resources(String),

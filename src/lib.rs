@@ -10,6 +10,7 @@
 //! [`guess`] → [`certificate`], driven by [`generate`].
 #![warn(missing_docs)]
 
+pub mod atomic;
 pub mod certificate;
 pub mod cli;
 pub mod error;
@@ -21,8 +22,11 @@ pub mod guess;
 pub mod index;
 pub mod kernel;
 pub mod position;
+pub mod probe;
 pub mod report;
 pub mod rules;
+pub mod table;
+pub mod verify;
 
 pub use error::Error;
 pub use generate::{Options, Solution, solve};
