@@ -58,7 +58,19 @@ fn generate_writes_a_summary() {
         .map(|e| e.unwrap().file_name())
         .collect();
     names.sort();
-    assert_eq!(names, vec!["quiescent.txt", "summary.json"]);
+    assert_eq!(
+        names,
+        vec![
+            "KBvK.bidtb",
+            "KNvK.bidtb",
+            "KPvK.bidtb",
+            "KQvK.bidtb",
+            "KRvK.bidtb",
+            "KvK.bidtb",
+            "quiescent.txt",
+            "summary.json"
+        ]
+    );
 }
 
 #[test]
@@ -102,8 +114,10 @@ fn capped_run_says_it_did_not_converge() {
     assert!(json["first_richman_iteration"].is_null());
     assert_eq!(json["certified"], false);
     assert!(!dir.path().join("4x4/quiescent.txt").exists());
-    assert_eq!(json["certified"], false);
-    assert!(!dir.path().join("4x4/quiescent.txt").exists());
+    assert!(
+        !dir.path().join("4x4/KQvK.bidtb").exists(),
+        "provisional values are never written as tables"
+    );
     assert_eq!(json["iterations_run"], 5);
 }
 
@@ -184,4 +198,142 @@ fn one_thread_gives_the_same_results() {
         )
     };
     assert_eq!(summary(&["--threads", "1"]), summary(&[]));
+}
+
+/// A directory with the 4x4 tables.
+fn tables_4x4() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let (code, _, stderr) = bidtb(&["generate", "--board", "4x4", "--out", out, "-q"]);
+    assert_eq!(code, 0, "{stderr}");
+    dir
+}
+
+#[test]
+fn query_json_has_every_documented_key() {
+    let dir = tables_4x4();
+    let tables = dir.path().to_str().unwrap();
+    let (code, stdout, stderr) = bidtb(&["query", "--tables", tables, "--json", "1k2/4/1K2/3R"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.lines().count(), 1, "exactly one object: {stdout}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["board"], "4x4");
+    assert_eq!(json["class"], "KRvK");
+    // The rook to d4 pins the king to the edge: x_W = 3/4; Black's best is 1/2.
+    assert_eq!(json["value"], "5/8");
+    assert_eq!(json["value_approx"], 0.625);
+    assert_eq!(json["white"][0]["move"], "d1d4");
+    assert_eq!(json["white"][0]["value"], "3/4");
+    assert_eq!(json["white"][0]["level"], 1);
+    assert_eq!(json["white"].as_array().unwrap().len(), 14);
+    assert_eq!(json["black"].as_array().unwrap().len(), 5);
+    assert_eq!(json["black"][0]["value"], "1/2");
+    assert_eq!(json["bid"], "1/8");
+    assert_eq!(json["zugzwang"], false);
+    assert_eq!(json["level_white"], 2);
+    assert_eq!(json["level_black"], 2);
+    assert_eq!(json["certified"], true);
+    // Trailing FEN fields are accepted, quoted or not.
+    let (code, again, _) = bidtb(&[
+        "query",
+        "--tables",
+        tables,
+        "--json",
+        "1k2/4/1K2/3R",
+        "w",
+        "-",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(again, stdout);
+}
+
+#[test]
+fn query_text_and_black_pieces() {
+    let dir = tables_4x4();
+    let tables = dir.path().to_str().unwrap();
+    let (code, stdout, _) = bidtb(&["query", "--tables", tables, "1k2/4/1K2/3R"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("value      5/8 = 0.625"), "{stdout}");
+    assert!(stdout.contains("White best d1d4 -> 3/4"), "{stdout}");
+    assert!(stdout.contains("bid        1/8"), "{stdout}");
+    // The colour-flipped position: a black rook on d4, kings swapped and ranks reversed.
+    let (code, stdout, stderr) = bidtb(&["query", "--tables", tables, "--json", "3r/1k2/4/1K2"]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["class"], "KvKR");
+    assert_eq!(json["value"], "3/8");
+    assert_eq!(json["black"][0]["move"], "d4d1");
+    assert_eq!(json["black"][0]["value"], "1/4");
+}
+
+#[test]
+fn malformed_fens_exit_2_with_one_line() {
+    let dir = tables_4x4();
+    let tables = dir.path().to_str().unwrap();
+    for bad in [
+        "",
+        "8/8/8/8/8/8/8/8",
+        "k7/8/8/8/8/8/8/6K",
+        "k7/8/8/8/8/8/8/6KX",
+        "kk6/8/8/8/8/8/8/7K",
+        "K7/8/8/8/8/8/8/7K",
+        "kR6/8/8/8/8/8/8/6KR",
+        "kRn5/8/8/8/8/8/8/7K",
+        "k7/8/8/8/8/8/8/P6K",
+        "kP6/8/8/8/8/8/8/7K",
+        "k/K",
+        "1k2/4/1K2/3R/",
+    ] {
+        let (code, stdout, stderr) = bidtb(&["query", "--tables", tables, bad]);
+        assert_eq!(code, 2, "{bad:?}: {stderr}");
+        assert!(stdout.is_empty());
+        assert_eq!(stderr.lines().count(), 1, "{bad:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{bad:?}: {stderr}");
+    }
+}
+
+#[test]
+fn missing_and_corrupt_tables_are_named() {
+    let empty = tempfile::tempdir().unwrap();
+    let missing = empty.path().join("nothing-here");
+    let (code, _, stderr) = bidtb(&[
+        "query",
+        "--tables",
+        missing.to_str().unwrap(),
+        "3k3R/8/3K4/8/8/8/8/8",
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("8x8/KRvK.bidtb"), "{stderr}");
+    assert!(stderr.contains("bidtb generate --board 8x8"), "{stderr}");
+
+    let dir = tables_4x4();
+    let tables = dir.path().to_str().unwrap();
+    let (code, stdout, _) = bidtb(&["verify", "--tables", tables]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.starts_with("4x4: ok"), "{stdout}");
+    let (code, stdout, _) = bidtb(&["verify", "--tables", tables, "--board", "4x4", "--json"]);
+    assert_eq!(code, 0);
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json[0]["ok"], true);
+    assert_eq!(json[0]["classes"]["KNvK"]["violations"], 0);
+
+    let path = dir.path().join("4x4/KNvK.bidtb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 4;
+    std::fs::write(&path, &bytes).unwrap();
+    for args in [
+        &["query", "--tables", tables, "1k2/4/1K2/3N"][..],
+        &["verify", "--tables", tables],
+    ] {
+        let (code, _, stderr) = bidtb(args);
+        assert_eq!(code, 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("KNvK.bidtb") && stderr.contains("checksum"),
+            "{stderr}"
+        );
+    }
+    let (code, _, stderr) = bidtb(&["verify", "--tables", tables, "--board", "5x5"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("bidtb generate --board 5x5"), "{stderr}");
 }

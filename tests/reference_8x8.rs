@@ -1,55 +1,72 @@
-//! SPEC §4 acceptance: the published 8x8 values and the first Richman iteration 2644.
-//! One full 8x8 run (several minutes in release mode); `.ci/run` runs it.
+//! SPEC §4 acceptance, end to end as a user runs it: `bidtb generate` on 8x8 (a few minutes
+//! in release mode), the first Richman iteration 2644 and the 138-digit denominators from
+//! its summary, every published value through `bidtb query --json`, and `bidtb verify`
+//! re-proving the written tables. `.ci/run` runs it.
 
-use bidtb::generate::{Options, Silent, solve};
-use bidtb::{Board, Piece, Position, Value};
+use std::process::Command;
 
-fn value(n: u64, d: u64) -> Value {
-    Value::new(n.into(), d.into())
+fn bidtb(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_bidtb"))
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]
 fn published_8x8_values_and_iteration_2644() {
-    let board: Board = "8x8".parse().unwrap();
-    let sol = solve(&Options::new(board), &Silent);
-    assert_eq!(sol.first_richman_iteration, Some(2644));
-    let sq = |s: &str| board.parse_square(s).unwrap();
-    let pos = |wk: &str, piece: Option<(Piece, &str)>, bk: &str| Position {
-        wk: sq(wk),
-        bk: sq(bk),
-        piece: piece.map(|(p, s)| (p, sq(s))),
-    };
-    let cases = [
-        (pos("d6", Some((Piece::Rook, "h8")), "d8"), value(3, 4)),
-        (pos("c2", None, "f5"), value(1, 2)),
-        (pos("e4", Some((Piece::Bishop, "g2")), "a4"), value(9, 16)),
-        (pos("e5", Some((Piece::Pawn, "b2")), "c8"), value(33, 64)),
-        (
-            pos("a1", Some((Piece::Rook, "h1")), "a8"),
-            value(7463, 8192),
-        ),
-    ];
-    for (p, want) in cases {
-        assert_eq!(sol.value(&p), Some(&want), "{}", p.describe(board));
-    }
-    // The published study's largest denominators have 138 digits.
-    let digits = sol
-        .classes
-        .iter()
-        .map(|(_, c)| c.max_denominator_digits)
-        .max()
-        .unwrap();
-    assert_eq!(digits, 138);
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().to_str().unwrap();
+    let (code, stdout, stderr) = bidtb(&["generate", "--out", tables, "--json", "-q"]);
+    assert_eq!(code, 0, "{stderr}");
+    let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(summary["board"], "8x8");
+    assert_eq!(summary["first_richman_iteration"], 2644);
+    assert_eq!(summary["certified"], true);
+    let classes = summary["classes"].as_object().unwrap();
+    assert_eq!(classes.len(), 6);
     // Per-class stabilisation points: the largest is the first Richman iteration.
-    let stable = sol.classes.iter().map(|(_, c)| c.stable_at).max().unwrap();
-    assert_eq!(stable, 2644);
-    // Every three-piece position on 8x8 has α = β: the certificate must pass, per class.
-    assert!(sol.certified());
-    for (m, c) in &sol.classes {
-        assert_eq!(
-            (c.certified_alpha, c.certified_beta),
-            (Some(true), Some(true)),
-            "{m}"
-        );
+    let stable = classes.values().map(|c| c["stable_at"].as_u64().unwrap());
+    assert_eq!(stable.max(), Some(2644));
+    // The published study's largest denominators have 138 digits.
+    let digits = classes
+        .values()
+        .map(|c| c["max_denominator_digits"].as_u64().unwrap());
+    assert_eq!(digits.max(), Some(138));
+    // Every three-piece position on 8x8 has α = β: the certificate passes in every class.
+    for (name, c) in classes {
+        assert_eq!(c["certified_alpha"], true, "{name}");
+        assert_eq!(c["certified_beta"], true, "{name}");
     }
+
+    let cases = [
+        ("3k3R/8/3K4/8/8/8/8/8", "KRvK", "3/4"), // WK d6, WR h8 / BK d8
+        ("8/8/8/5k2/8/8/2K5/8", "KvK", "1/2"),   // WK c2 / BK f5
+        ("8/8/8/8/k3K3/8/6B1/8", "KBvK", "9/16"), // WK e4, WB g2 / BK a4
+        ("2k5/8/8/4K3/8/8/1P6/8", "KPvK", "33/64"), // WK e5, WP b2 / BK c8
+        ("k7/8/8/8/8/8/8/K6R", "KRvK", "7463/8192"), // WK a1, WR h1 / BK a8
+    ];
+    for (fen, class, value) in cases {
+        let (code, stdout, stderr) = bidtb(&["query", "--tables", tables, "--json", fen]);
+        assert_eq!(code, 0, "{fen}: {stderr}");
+        let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(json["class"], class, "{fen}");
+        assert_eq!(json["value"], value, "{fen}");
+        assert_eq!(json["certified"], true, "{fen}");
+    }
+    // The example: the rook's check along the eighth rank wins at once.
+    let (_, stdout, _) = bidtb(&["query", "--tables", tables, "--json", cases[0].0]);
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["white"][0]["move"], "h8d8");
+    assert_eq!(json["white"][0]["value"], "1/1");
+    assert_eq!(json["white"][0]["level"], 0);
+    assert_eq!(json["bid"], "1/4");
+
+    let (code, stdout, stderr) = bidtb(&["verify", "--tables", tables]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.starts_with("8x8: ok"), "{stdout}");
 }

@@ -1,0 +1,295 @@
+//! `bidtb generate`: progress display, the human summary, and writing the results
+//! (summary.json, quiescent.txt and the table files).
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::atomic;
+use crate::error::Error;
+use crate::generate::{self, Observer, Options, Solution};
+use crate::geometry::Board;
+use crate::report;
+
+/// Progress on stderr: a bar when stderr is a terminal, stage lines otherwise.
+struct Progress {
+    bar: Option<ProgressBar>,
+    quiet: bool,
+    positions: usize,
+    started: Mutex<Option<std::time::Instant>>,
+}
+
+impl Progress {
+    fn new(quiet: bool, max_iterations: Option<u32>, positions: usize) -> Progress {
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = match max_iterations {
+                Some(m) => ProgressBar::new(m as u64),
+                None => ProgressBar::new_spinner(),
+            };
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            let template = if max_iterations.is_some() {
+                "{spinner} iteration {pos}/{len} {wide_bar} {msg} eta {eta}"
+            } else {
+                "{spinner} iteration {pos} ({per_sec}) {msg} [{elapsed}]"
+            };
+            bar.set_style(ProgressStyle::with_template(template).expect("valid template"));
+            bar
+        });
+        Progress {
+            bar,
+            quiet,
+            positions,
+            started: Mutex::new(None),
+        }
+    }
+
+    fn line(&self, text: &str) {
+        if self.quiet {
+            return;
+        }
+        match &self.bar {
+            Some(bar) if !bar.is_finished() => bar.println(text),
+            _ => eprintln!("{text}"),
+        }
+    }
+}
+
+impl Observer for Progress {
+    fn stage(&self, name: &str) {
+        if name == "iterate" {
+            *self.started.lock().expect("not poisoned") = Some(std::time::Instant::now());
+        }
+    }
+    fn stage_done(&self, name: &str, seconds: f64) {
+        if let (Some(bar), "iterate") = (&self.bar, name) {
+            bar.finish_and_clear();
+        }
+        self.line(&format!("stage {name}: {seconds:.3} s"));
+    }
+    fn iteration(&self, n: u32, changed: usize, bits: usize) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(n as u64);
+            if n.is_multiple_of(8) {
+                let secs = self
+                    .started
+                    .lock()
+                    .expect("not poisoned")
+                    .map(|t| t.elapsed().as_secs_f64());
+                let rate = secs
+                    .filter(|&s| s > 0.0)
+                    .map(|s| n as f64 * self.positions as f64 / s / 1e6);
+                bar.set_message(format!(
+                    "{changed} guesses changed, {bits} bits, {:.1} M positions/s",
+                    rate.unwrap_or(0.0)
+                ));
+            }
+        }
+    }
+    fn richman_test(&self, n: u32, violations: usize) {
+        if violations == 0 {
+            self.line(&format!(
+                "iteration {n}: the guesses satisfy every equation"
+            ));
+        }
+    }
+}
+
+/// Make `dir` and check that a file can be created in it.
+fn prepare_dir(dir: &Path) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let probe = dir.join(".bidtb-write-test");
+    std::fs::write(&probe, b"").map_err(|e| Error::io(dir, e))?;
+    std::fs::remove_file(&probe).map_err(|e| Error::io(&probe, e))
+}
+
+fn human_summary(sol: &Solution, out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "board {}: {} iterations in {:.1} s",
+        sol.board, sol.iterations_run, sol.timings.iterate
+    )?;
+    match sol.first_richman_iteration {
+        Some(n) => writeln!(
+            out,
+            "the guesses first satisfy every equation at iteration {n}"
+        )?,
+        None => writeln!(
+            out,
+            "NOT CONVERGED: the guesses are not yet a Richman function after {} iterations; \
+             values are provisional (raise --max-iterations)",
+            sol.iterations_run
+        )?,
+    }
+    if sol.certificate.is_some() {
+        let verdict = if sol.certified() {
+            "every value is proved exact (alpha = s = beta)"
+        } else {
+            "CERTIFICATE FAILED"
+        };
+        writeln!(out, "certificate: {verdict}")?;
+    }
+    let row = |cells: [&str; 10]| {
+        format!(
+            "{:<6} {:>10} {:>10} {:>9} {:>8} {:>5} {:>5} {:>9} {:>6} {:>6}",
+            cells[0],
+            cells[1],
+            cells[2],
+            cells[3],
+            cells[4],
+            cells[5],
+            cells[6],
+            cells[7],
+            cells[8],
+            cells[9]
+        )
+    };
+    let header = [
+        "class",
+        "positions",
+        "canonical",
+        "stable at",
+        "max den",
+        "alpha",
+        "beta",
+        "quiescent",
+        "T max",
+        "T' max",
+    ];
+    writeln!(out, "{}", row(header))?;
+    let opt = |x: Option<String>| x.unwrap_or_else(|| "-".into());
+    let yes = |b: Option<bool>| opt(b.map(|b| if b { "yes" } else { "NO" }.to_string()));
+    for (m, c) in &sol.classes {
+        let cells = [
+            m.to_string(),
+            c.positions.to_string(),
+            c.canonical_positions.to_string(),
+            c.stable_at.to_string(),
+            format!("{} dig", c.max_denominator_digits),
+            yes(c.certified_alpha),
+            yes(c.certified_beta),
+            opt(c.quiescent.map(|q| q.to_string())),
+            opt(c.max_level_white.map(|q| q.to_string())),
+            opt(c.max_level_black.map(|q| q.to_string())),
+        ];
+        writeln!(out, "{}", row(std::array::from_fn(|i| cells[i].as_str())))?;
+    }
+    Ok(())
+}
+
+/// An account of a failed certificate: what failed, how often, the first few positions.
+fn certificate_failures(sol: &Solution) -> Option<String> {
+    let cert = sol.certificate.as_ref().filter(|c| !c.certified())?;
+    let mut text = String::new();
+    for (what, list) in [
+        ("Richman equations fail", &cert.violations),
+        (
+            "positions with s > 0 lie outside White's closure (alpha = s unproved)",
+            &cert.alpha_failures,
+        ),
+        (
+            "positions with s < 1 lie outside Black's closure (beta = s unproved)",
+            &cert.beta_failures,
+        ),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        let first: Vec<String> = list
+            .iter()
+            .take(5)
+            .map(|&p| {
+                let pos = sol.index.position(p as usize);
+                format!(
+                    "{} {}",
+                    pos.material(),
+                    crate::fen::placement(sol.board, &pos)
+                )
+            })
+            .collect();
+        text += &format!("{} {what}; first: {}\n", list.len(), first.join(", "));
+    }
+    Some(text)
+}
+
+/// The arguments of `bidtb generate`.
+pub(super) struct Args {
+    pub board: Board,
+    pub out: PathBuf,
+    pub max_iterations: Option<u32>,
+    pub check_every: u32,
+    pub json: bool,
+    pub quiet: bool,
+    pub allow_uncertified: bool,
+}
+
+/// Write the table file of every class, unless the run has no certificate or a failed one
+/// that was not accepted. Returns how many files were written.
+fn write_tables(sol: &Solution, dir: &Path, accept_failed: bool) -> Result<usize, Error> {
+    let Some(contents) = report::table_contents(sol) else {
+        return Ok(0);
+    };
+    if !sol.certified() && !accept_failed {
+        return Ok(0);
+    }
+    for c in &contents {
+        crate::table::write(&dir.join(crate::table::file_name(c.material)), c)?;
+    }
+    Ok(contents.len())
+}
+
+pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
+    let Args {
+        board,
+        out,
+        max_iterations,
+        check_every,
+        json,
+        quiet,
+        allow_uncertified,
+    } = args;
+    let dir = out.join(board.to_string());
+    prepare_dir(&dir).map_err(|e| (2, e))?;
+    atomic::remove_stale_temporaries(&dir);
+    let mut options = Options::new(board);
+    options.max_iterations = max_iterations;
+    options.check_every = check_every;
+    let estimate = crate::index::estimate_positions(board);
+    let progress = Progress::new(quiet, max_iterations, estimate);
+    let started = std::time::Instant::now();
+    let sol = generate::solve(&options, &progress);
+    let tables = write_tables(&sol, &dir, allow_uncertified).map_err(|e| (1, e))?;
+    let seconds = started.elapsed().as_secs_f64();
+    let summary = report::summary(&sol, seconds);
+    let text = serde_json::to_string_pretty(&summary).expect("summary serialises");
+    atomic::write_atomic(&dir.join("summary.json"), text.as_bytes()).map_err(|e| (1, e))?;
+    if sol.certificate.is_some() {
+        let lines = report::quiescent_lines(&sol);
+        atomic::write_atomic(&dir.join("quiescent.txt"), lines.as_bytes()).map_err(|e| (1, e))?;
+    }
+    let stdout = &mut std::io::stdout().lock();
+    let written = if json {
+        writeln!(stdout, "{text}")
+    } else {
+        human_summary(&sol, stdout)
+    };
+    written.map_err(|e| (1, Error::io("stdout", e)))?;
+    if !quiet {
+        eprintln!("wrote {}", dir.join("summary.json").display());
+        if tables > 0 {
+            eprintln!("wrote {tables} table files to {}", dir.display());
+        } else {
+            eprintln!("no table files written: the values are not proved exact");
+        }
+    }
+    if let Some(failures) = certificate_failures(&sol) {
+        eprint!("{failures}");
+        if !allow_uncertified {
+            let msg =
+                format!("the certificate of {board} failed; pass --allow-uncertified to accept it");
+            return Err((1, Error::Uncertified(msg)));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,158 @@
+//! `bidtb query`: one position's value, moves, bid and zugzwang flag, as text or JSON.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::error::Error;
+use crate::fen;
+use crate::position::Material;
+use crate::probe::{self, MoveInfo, Probe, Tablebase};
+use crate::table;
+
+/// The board drawn from a FEN placement (already validated), ranks numbered, files lettered.
+fn diagram(placement: &str) -> String {
+    let mut out = String::new();
+    let rows: Vec<&str> = placement.split('/').collect();
+    let mut files = 0;
+    for (i, row) in rows.iter().enumerate() {
+        let mut cells = Vec::new();
+        let mut run = 0;
+        for c in row.chars() {
+            if let Some(d) = c.to_digit(10) {
+                run = run * 10 + d as usize;
+                continue;
+            }
+            cells.extend(std::iter::repeat_n('.', run));
+            run = 0;
+            cells.push(c);
+        }
+        cells.extend(std::iter::repeat_n('.', run));
+        files = cells.len();
+        let line: Vec<String> = cells.iter().map(char::to_string).collect();
+        out += &format!("{:>4}  {}\n", rows.len() - i, line.join(" "));
+    }
+    let letters: Vec<String> = (0..files)
+        .map(|f| ((b'a' + f as u8) as char).to_string())
+        .collect();
+    out += &format!("      {}\n", letters.join(" "));
+    out
+}
+
+fn level(l: Option<u32>) -> String {
+    l.map_or("unreached".into(), |l| l.to_string())
+}
+
+fn move_lines(moves: &[MoveInfo], best: &crate::guess::Value, closure: &str) -> String {
+    let mut out = String::new();
+    for m in moves {
+        let mark = if &m.value == best { "*" } else { " " };
+        out += &format!(
+            "  {mark} {:<7} {:<24} {:<18} {closure} level {}\n",
+            m.uci,
+            probe::fraction(&m.value),
+            probe::decimal(&m.value, 12),
+            level(m.level)
+        );
+    }
+    out
+}
+
+fn human(p: &Probe, placement: &str) -> String {
+    let mut out = format!("{} {}  {placement}\n\n", p.board, p.class);
+    out += &diagram(placement);
+    out += &format!(
+        "\nvalue      {} = {}\n",
+        probe::fraction(&p.value),
+        probe::decimal(&p.value, 20)
+    );
+    let best = |m: Option<&MoveInfo>| {
+        m.map_or("no move (keeps the position)".into(), |m| {
+            format!("{} -> {}", m.uci, probe::fraction(&m.value))
+        })
+    };
+    out += &format!("White best {}\n", best(p.best_white()));
+    out += &format!("Black best {}\n", best(p.best_black()));
+    out += &format!(
+        "bid        {} of the money (each player bids this)\n",
+        probe::signed_fraction(&p.bid)
+    );
+    out += &format!(
+        "zugzwang   {}\n",
+        if p.zugzwang {
+            "yes: each player would rather the other moved"
+        } else {
+            "no"
+        }
+    );
+    out += &format!(
+        "levels     T {}, T' {}\n",
+        level(p.level_white),
+        level(p.level_black)
+    );
+    if !p.certified {
+        out += "WARNING    a table used is not certified: values are not proved exact\n";
+    }
+    if let Some(b) = p.best_white() {
+        out += "\nWhite's moves (best first; * = greedy):\n";
+        out += &move_lines(&p.white, &b.value, "T");
+    }
+    if let Some(b) = p.best_black() {
+        out += "\nBlack's moves (best first; * = greedy):\n";
+        out += &move_lines(&p.black, &b.value, "T'");
+    }
+    out
+}
+
+/// Open the board's tables, turning an absent directory into a "missing table" error that
+/// says how to generate it.
+fn open(dir: &Path, parsed: &fen::Parsed) -> Result<Tablebase, Error> {
+    Tablebase::open_board(dir, parsed.board).map_err(|e| match e {
+        Error::Io { ref source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+            let material: Material = parsed.position.material();
+            Error::MissingTable {
+                path: dir
+                    .join(parsed.board.to_string())
+                    .join(table::file_name(material))
+                    .display()
+                    .to_string(),
+                board: parsed.board.to_string(),
+                dir: dir.display().to_string(),
+            }
+        }
+        e => e,
+    })
+}
+
+pub(super) fn run(dir: &Path, json: bool, text: &str) -> Result<(), (u8, Error)> {
+    let fail = |e: Error| (super::exit_code(&e), e);
+    let parsed = fen::parse(text).map_err(fail)?;
+    let tables = open(dir, &parsed).map_err(fail)?;
+    let probe = tables
+        .probe(parsed.board, &parsed.position, parsed.mirrored)
+        .map_err(fail)?;
+    let placement = text.split_whitespace().next().unwrap_or_default();
+    let out = if json {
+        format!("{}\n", probe.to_json())
+    } else {
+        human(&probe, placement)
+    };
+    std::io::stdout()
+        .lock()
+        .write_all(out.as_bytes())
+        .map_err(|e| (1, Error::io("stdout", e)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diagrams_expand_runs() {
+        let d = diagram("3k3R/8/3K4/8/8/8/8/8");
+        assert!(d.starts_with("   8  . . . k . . . R\n"), "{d}");
+        assert!(d.ends_with("      a b c d e f g h\n"), "{d}");
+        let wide = diagram("11k/K11");
+        assert!(wide.contains("k\n"), "{wide}");
+        assert!(wide.contains("a b c d e f g h i j k l"), "{wide}");
+    }
+}

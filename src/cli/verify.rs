@@ -1,0 +1,80 @@
+//! `bidtb verify`: re-check stored tables, print what holds, exit 0 only if all of it does.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::error::Error;
+use crate::geometry::Board;
+use crate::probe::Tablebase;
+use crate::verify::{self, BoardCheck};
+
+fn human(check: &BoardCheck) -> String {
+    let mut out = format!(
+        "{}: {}\n",
+        check.board,
+        if check.ok { "ok" } else { "FAILED" }
+    );
+    for problem in &check.problems {
+        out += &format!("  problem: {problem}\n");
+    }
+    for (class, c) in &check.classes {
+        out += &format!(
+            "  {class:<5} {:>9} positions {:>9} distinct values  equations failing {}  \
+             outside T {}  outside T' {}  level mismatches {}\n",
+            c.positions,
+            c.distinct_values,
+            c.violations,
+            c.alpha_failures,
+            c.beta_failures,
+            c.level_mismatches
+        );
+    }
+    out
+}
+
+pub(super) fn run(dir: &Path, board: Option<Board>, json: bool) -> Result<(), (u8, Error)> {
+    let fail = |e: Error| (super::exit_code(&e), e);
+    let tables = match board {
+        Some(b) => Tablebase::open_board(dir, b),
+        None => Tablebase::open(dir),
+    }
+    .map_err(fail)?;
+    let boards: Vec<Board> = match board {
+        Some(b) => vec![b],
+        None => tables.boards().collect(),
+    };
+    if boards.is_empty() {
+        let msg = format!(
+            "no tables in {}: generate them with `bidtb generate --out {}`",
+            dir.display(),
+            dir.display()
+        );
+        return Err((1, Error::Resources(msg)));
+    }
+    let mut checks = Vec::new();
+    for b in boards {
+        checks.push(verify::verify_board(&tables, b).map_err(fail)?);
+    }
+    let out = if json {
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&checks).expect("serialises")
+        )
+    } else {
+        checks.iter().map(human).collect()
+    };
+    std::io::stdout()
+        .lock()
+        .write_all(out.as_bytes())
+        .map_err(|e| (1, Error::io("stdout", e)))?;
+    match checks.iter().find(|c| !c.ok) {
+        Some(c) => Err((
+            1,
+            Error::Table {
+                path: dir.join(&c.board).display().to_string(),
+                reason: "verification failed".into(),
+            },
+        )),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,293 @@
+//! Table files and the probe against the engine: round trips, the colour-flip mirror, the
+//! Richman equation seen through the probe, corrupted files, and verification of tampered
+//! tables.
+
+use std::path::Path;
+
+use bidtb::generate::{Options, Silent, Solution, solve};
+use bidtb::index::{self, Index};
+use bidtb::position::Material;
+use bidtb::probe::Tablebase;
+use bidtb::{Board, Error, Position, Value, fen, report, table, verify};
+use num_traits::One;
+
+fn solve_board(spec: &str) -> Solution {
+    let sol = solve(&Options::new(spec.parse().unwrap()), &Silent);
+    assert!(sol.certified(), "{spec}");
+    sol
+}
+
+/// Write the tables of a solution under `root` (as `bidtb generate` does).
+fn write_tables(sol: &Solution, root: &Path) {
+    let dir = root.join(sol.board.to_string());
+    std::fs::create_dir_all(&dir).unwrap();
+    for c in report::table_contents(sol).unwrap() {
+        table::write(&dir.join(table::file_name(c.material)), &c).unwrap();
+    }
+}
+
+/// Every valid position of the board, with and without symmetry reduction.
+fn all_positions(board: Board) -> Vec<Position> {
+    let mut out = Vec::new();
+    for m in Material::ALL {
+        let keys = board.len().pow(if m.0.is_some() { 3 } else { 2 });
+        out.extend(
+            (0..keys)
+                .map(|k| index::position_of_key(board, m, k))
+                .filter(|p| p.validate(board).is_ok()),
+        );
+    }
+    out
+}
+
+#[test]
+fn round_trip_every_position_and_level() {
+    let root = tempfile::tempdir().unwrap();
+    for spec in ["4x4", "3x4", "5x3", "2x2"] {
+        let sol = solve_board(spec);
+        write_tables(&sol, root.path());
+        let tb = Tablebase::open(root.path()).unwrap();
+        let cert = sol.certificate.as_ref().unwrap();
+        for pos in all_positions(sol.board) {
+            let e = tb.entry(sol.board, &pos).unwrap();
+            let g = sol.index.index_of(&pos).unwrap();
+            assert_eq!(
+                &e.value,
+                sol.guesses.value(g),
+                "{}",
+                pos.describe(sol.board)
+            );
+            assert_eq!(e.level_white, Some(cert.white_levels[g]));
+            assert_eq!(e.level_black, Some(cert.black_levels[g]));
+        }
+        for m in Material::ALL {
+            let info = tb.table(sol.board, m).unwrap().info().clone();
+            assert_eq!(info.first_richman_iteration, sol.first_richman_iteration);
+            assert!(info.certified());
+        }
+    }
+}
+
+fn flip_fen(board: Board, pos: &Position) -> String {
+    // The colour-flip mirror written out: ranks reversed, colours swapped.
+    let flip = |s| board.flip_ranks(s);
+    let mirrored = Position {
+        wk: flip(pos.bk),
+        bk: flip(pos.wk),
+        piece: pos.piece.map(|(p, s)| (p, flip(s))),
+    };
+    let text = fen::placement(board, &mirrored);
+    // placement() writes the extra piece in upper case; it is Black's here.
+    text.chars()
+        .map(|c| match c {
+            'K' | 'k' => c,
+            c => c.to_ascii_lowercase(),
+        })
+        .collect()
+}
+
+#[test]
+fn black_pieces_answer_one_minus_the_mirror() {
+    let root = tempfile::tempdir().unwrap();
+    let sol = solve_board("4x4");
+    write_tables(&sol, root.path());
+    let tb = Tablebase::open(root.path()).unwrap();
+    let board = sol.board;
+    let flip_uci = |u: &str| {
+        let b = |s: &str| board.square_name(board.flip_ranks(board.parse_square(s).unwrap()));
+        format!("{}{}{}", b(&u[0..2]), b(&u[2..4]), &u[4..])
+    };
+    let mut checked = 0;
+    for pos in all_positions(board)
+        .into_iter()
+        .filter(|p| p.piece.is_some())
+    {
+        let direct = tb.probe(board, &pos, false).unwrap();
+        let text = flip_fen(board, &pos);
+        let black = tb.probe_fen(&text).unwrap();
+        assert_eq!(black.value, Value::one() - &direct.value, "{text}");
+        assert!(black.class.starts_with("KvK"), "{}", black.class);
+        // Real White's moves are the mirror's Black moves, squares flipped, values 1 − v.
+        let mapped: Vec<_> = direct
+            .black
+            .iter()
+            .map(|m| (flip_uci(&m.uci), Value::one() - &m.value, m.level))
+            .collect();
+        let mut got: Vec<_> = black
+            .white
+            .iter()
+            .map(|m| (m.uci.clone(), m.value.clone(), m.level))
+            .collect();
+        let mut want = mapped;
+        got.sort();
+        want.sort();
+        assert_eq!(got, want, "{text}");
+        assert_eq!(black.level_white, direct.level_black);
+        assert_eq!(black.bid, direct.bid);
+        checked += 1;
+    }
+    assert!(checked > 1000);
+}
+
+#[test]
+fn probes_satisfy_the_richman_equation_and_order_moves() {
+    let root = tempfile::tempdir().unwrap();
+    let sol = solve_board("4x3");
+    write_tables(&sol, root.path());
+    let tb = Tablebase::open(root.path()).unwrap();
+    let two = Value::from_integer(2u8.into());
+    let mut zugzwangs = 0;
+    for pos in all_positions(sol.board) {
+        let p = tb.probe(sol.board, &pos, false).unwrap();
+        let x_w = p.best_white().map_or(&p.value, |m| &m.value);
+        let x_b = p.best_black().map_or(&p.value, |m| &m.value);
+        assert_eq!(&p.value * &two, x_w + x_b, "{}", pos.describe(sol.board));
+        assert!(p.white.windows(2).all(|w| w[0].value >= w[1].value));
+        assert!(p.black.windows(2).all(|w| w[0].value <= w[1].value));
+        // Best moves come first among the greedy ones with the lowest level, and a greedy
+        // move into level k puts the position at level k + 1 at most.
+        for (list, own) in [(&p.white, p.level_white), (&p.black, p.level_black)] {
+            let Some(best) = list.first() else { continue };
+            let greedy = list.iter().take_while(|m| m.value == best.value);
+            let key = |l: Option<u32>| l.unwrap_or(u32::MAX);
+            assert!(greedy.clone().all(|m| key(m.level) >= key(best.level)));
+            if let (Some(own), Some(l)) = (own, best.level) {
+                assert!(own <= l + 1, "{}", pos.describe(sol.board));
+            }
+        }
+        zugzwangs += p.zugzwang as usize;
+        assert_eq!(p.zugzwang, x_w < x_b);
+    }
+    assert!(zugzwangs < all_positions(sol.board).len());
+}
+
+/// Write bytes as the KRvK table of a board directory and open the directory.
+fn open_with(root: &Path, board: &str, bytes: &[u8]) -> Result<Tablebase, Error> {
+    let path = root.join(board).join("KRvK.bidtb");
+    std::fs::write(&path, bytes).unwrap();
+    Tablebase::open(root)
+}
+
+#[test]
+fn truncated_and_flipped_files_are_errors_naming_the_file() {
+    let root = tempfile::tempdir().unwrap();
+    let sol = solve_board("4x4");
+    write_tables(&sol, root.path());
+    let path = root.path().join("4x4/KRvK.bidtb");
+    let good = std::fs::read(&path).unwrap();
+    let mut offsets: Vec<usize> = (0..table::HEADER_LEN).collect();
+    offsets.extend((table::HEADER_LEN..good.len()).step_by(7));
+    for &len in &offsets {
+        let err = open_with(root.path(), "4x4", &good[..len]).unwrap_err();
+        assert!(err.to_string().contains("KRvK.bidtb"), "{len}: {err}");
+    }
+    for &at in &offsets {
+        for bit in [0x01u8, 0x80] {
+            let mut bytes = good.clone();
+            bytes[at] ^= bit;
+            let err = open_with(root.path(), "4x4", &bytes).unwrap_err();
+            assert!(err.to_string().contains("KRvK.bidtb"), "{at}: {err}");
+        }
+    }
+    // A file of another board or class under this board's name is refused.
+    let other = std::fs::read(root.path().join("4x4/KQvK.bidtb")).unwrap();
+    let err = open_with(root.path(), "4x4", &other)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("holds KQvK"), "{err}");
+    // Restored, it opens again.
+    assert!(open_with(root.path(), "4x4", &good).is_ok());
+}
+
+#[test]
+fn missing_tables_say_how_to_generate_them() {
+    let root = tempfile::tempdir().unwrap();
+    let sol = solve_board("3x3");
+    write_tables(&sol, root.path());
+    std::fs::remove_file(root.path().join("3x3/KvK.bidtb")).unwrap();
+    let tb = Tablebase::open(root.path()).unwrap();
+    // KRvK itself is there, but the rook capture leads to KvK.
+    let err = tb.probe_fen("k2/1R1/K2").unwrap_err().to_string();
+    assert!(err.contains("KvK.bidtb"), "{err}");
+    assert!(err.contains("bidtb generate --board 3x3"), "{err}");
+    let err = tb.probe_fen("k3/4/4/K2R").unwrap_err().to_string();
+    assert!(err.contains("4x4"), "{err}");
+}
+
+/// Re-encode one class of a solution with its values or levels changed.
+fn tamper<'a>(
+    sol: &'a Solution,
+    root: &Path,
+    material: Material,
+    change: impl Fn(&mut table::Contents<'a>),
+) {
+    let mut all = report::table_contents(sol).unwrap();
+    let c = all.iter_mut().find(|c| c.material == material).unwrap();
+    change(c);
+    let path = root
+        .join(sol.board.to_string())
+        .join(table::file_name(material));
+    table::write(&path, c).unwrap();
+}
+
+#[test]
+fn verification_catches_tampered_values_and_levels() {
+    let root = tempfile::tempdir().unwrap();
+    let sol = solve_board("4x4");
+    write_tables(&sol, root.path());
+    let board = sol.board;
+    let check = |root: &Path| verify::verify_board(&Tablebase::open(root).unwrap(), board).unwrap();
+    assert!(check(root.path()).ok);
+
+    // One value changed by 1/1024: the checksums are right, the equations are not.
+    let nudged = sol.guesses.value(sol.index.class_range(4).start + 7)
+        + Value::new(1u8.into(), 1024u32.into());
+    tamper(&sol, root.path(), Material::ALL[4], |c| {
+        c.values[7] = &nudged
+    });
+    let report = check(root.path());
+    assert!(!report.ok);
+    assert!(report.classes["KNvK"].violations > 0, "{report:?}");
+
+    // Levels changed: the closures say otherwise.
+    write_tables(&sol, root.path());
+    tamper(&sol, root.path(), Material::ALL[2], |c| {
+        c.levels_white[3] += 1
+    });
+    let report = check(root.path());
+    assert!(!report.ok);
+    assert_eq!(report.classes["KRvK"].level_mismatches, 1);
+
+    // A table claiming no certificate is reported.
+    write_tables(&sol, root.path());
+    tamper(&sol, root.path(), Material::ALL[1], |c| {
+        c.certified_beta = false
+    });
+    let report = check(root.path());
+    assert!(
+        !report.ok && report.problems[0].contains("KQvK"),
+        "{report:?}"
+    );
+
+    // KvK is 1/2 everywhere; 1/3 everywhere is refused.
+    write_tables(&sol, root.path());
+    let third = Value::new(1u8.into(), 3u8.into());
+    tamper(&sol, root.path(), Material::ALL[0], |c| {
+        c.values.iter_mut().for_each(|v| *v = &third)
+    });
+    assert!(!check(root.path()).ok);
+}
+
+#[test]
+fn the_index_order_is_the_file_order() {
+    let board: Board = "5x5".parse().unwrap();
+    let index = Index::new(board);
+    for class in index.classes() {
+        for i in 0..class.len() {
+            let pos = class.position(i);
+            assert_eq!(class.key(i), index::canonical_key(board, &pos));
+            assert_eq!(class.index_of(&pos), Some(i));
+        }
+        assert!((1..class.len()).all(|i| class.key(i - 1) < class.key(i)));
+    }
+}
