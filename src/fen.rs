@@ -47,6 +47,12 @@ pub fn parse(fen: &str) -> Result<Parsed, Error> {
         let mut chars = row.chars().peekable();
         while let Some(c) = chars.next() {
             if let Some(d) = c.to_digit(10) {
+                if d == 0 {
+                    return Err(bad(format!(
+                        "rank {}: an empty-square count starts with 0",
+                        rank + 1
+                    )));
+                }
                 let mut run = d as usize;
                 while let Some(d2) = chars.peek().and_then(|c| c.to_digit(10)) {
                     run = run * 10 + d2 as usize;
@@ -225,6 +231,7 @@ mod tests {
             ("k17/K17", "count"),
             ("k9p6/K15", "longer"),
             ("k0/K0", "count"),
+            ("k01/K2", "starts with 0"),
             ("k99999999999999999999/K", "count"),
             ("k/K/1/1/1/1/1/1/1/1/1/1/1/1/1/1/1", "ranks"),
         ] {

@@ -1,0 +1,272 @@
+//! Fuzzing the two ways data comes in: FEN text and table files. Every input must give an
+//! error or a correct answer: never a panic, an out-of-bounds read or a hang.
+//!
+//! Case counts per CI run: 100,000 FEN strings (40,000 arbitrary, 30,000 over the FEN
+//! alphabet, 30,000 mutations of valid FENs) and 10,000 mutated table files. Multiply them
+//! with `BIDTB_FUZZ_SCALE`, e.g. `BIDTB_FUZZ_SCALE=100 cargo test --release --test fuzz`
+//! for a long run.
+
+use std::path::Path;
+use std::sync::LazyLock;
+
+use bidtb::generate::{Options, Silent, solve};
+use bidtb::probe::Tablebase;
+use bidtb::{Board, Piece, Position, Square, fen, report, table};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+
+fn scaled(cases: u32) -> u32 {
+    let scale: u32 = std::env::var("BIDTB_FUZZ_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    cases.saturating_mul(scale.max(1))
+}
+
+fn runner(cases: u32) -> TestRunner {
+    TestRunner::new(Config {
+        cases: scaled(cases),
+        failure_persistence: None,
+        ..Config::default()
+    })
+}
+
+/// The placement a parsed FEN stands for, written back (black piece in lower case).
+fn written_back(p: &fen::Parsed) -> String {
+    if !p.mirrored {
+        return fen::placement(p.board, &p.position);
+    }
+    let b = p.board;
+    let flip = |s| b.flip_ranks(s);
+    let real = Position {
+        wk: flip(p.position.bk),
+        bk: flip(p.position.wk),
+        piece: p.position.piece.map(|(q, s)| (q, flip(s))),
+    };
+    fen::placement(b, &real)
+        .chars()
+        .map(|c| match c {
+            'K' | 'k' => c,
+            c => c.to_ascii_lowercase(),
+        })
+        .collect()
+}
+
+/// A parse result is correct when it is a valid position and writing it back gives the
+/// input's placement exactly (the parser accepts only canonical placements).
+fn check_parse(text: &str) -> Result<(), TestCaseError> {
+    if let Ok(p) = fen::parse(text) {
+        prop_assert!(p.position.validate(p.board).is_ok(), "{text}");
+        let field = text.split_whitespace().next().unwrap_or_default();
+        prop_assert_eq!(written_back(&p), field, "{}", text);
+    }
+    Ok(())
+}
+
+/// A valid FEN of a random position on a random board, with a black or white piece.
+fn valid_fen() -> impl Strategy<Value = String> {
+    (2u8..=16, 2u8..=16, any::<u64>(), 0usize..6, any::<bool>()).prop_filter_map(
+        "a valid position",
+        |(f, r, seed, piece, black)| {
+            let board = Board::new(f, r).unwrap();
+            let s = board.len() as u64;
+            let sq = |k: u64| Square(((seed >> k) % s) as u8);
+            let piece = [
+                None,
+                Some(Piece::Queen),
+                Some(Piece::Rook),
+                Some(Piece::Bishop),
+            ]
+            .get(piece)
+            .copied()
+            .unwrap_or(Some([Piece::Knight, Piece::Pawn][piece % 2]));
+            let pos = Position {
+                wk: sq(0),
+                bk: sq(20),
+                piece: piece.map(|p| (p, sq(40))),
+            };
+            pos.validate(board).ok()?;
+            let parsed = fen::Parsed {
+                board,
+                position: pos,
+                mirrored: black && pos.piece.is_some(),
+            };
+            Some(written_back(&parsed))
+        },
+    )
+}
+
+#[derive(Clone, Debug)]
+enum Edit {
+    Insert(usize, char),
+    Delete(usize),
+    Replace(usize, char),
+}
+
+fn edits() -> impl Strategy<Value = Vec<Edit>> {
+    let ch = prop::sample::select("kKqQrRbBnNpPx0123456789/ -".chars().collect::<Vec<_>>());
+    let edit = prop_oneof![
+        (any::<usize>(), ch.clone()).prop_map(|(i, c)| Edit::Insert(i, c)),
+        any::<usize>().prop_map(Edit::Delete),
+        (any::<usize>(), ch).prop_map(|(i, c)| Edit::Replace(i, c)),
+    ];
+    prop::collection::vec(edit, 1..4)
+}
+
+fn apply(text: &str, edits: &[Edit]) -> String {
+    let mut chars: Vec<char> = text.chars().collect();
+    for e in edits {
+        let n = chars.len();
+        match *e {
+            Edit::Insert(i, c) => chars.insert(i % (n + 1), c),
+            Edit::Delete(i) if n > 0 => {
+                chars.remove(i % n);
+            }
+            Edit::Replace(i, c) if n > 0 => chars[i % n] = c,
+            _ => {}
+        }
+    }
+    chars.into_iter().collect()
+}
+
+#[test]
+fn fen_parser_on_arbitrary_text() {
+    runner(40_000)
+        .run(&"\\PC{0,60}", |s| check_parse(&s))
+        .unwrap();
+}
+
+#[test]
+fn fen_parser_on_fen_alphabet() {
+    runner(30_000)
+        .run(&"[kKqQrRbBnNpP0-9/ ]{0,80}", |s| check_parse(&s))
+        .unwrap();
+}
+
+#[test]
+fn fen_parser_on_mutated_valid_fens() {
+    runner(30_000)
+        .run(&(valid_fen(), edits()), |(fen_text, edits)| {
+            // The valid FEN itself parses and writes back.
+            prop_assert!(fen::parse(&fen_text).is_ok(), "{}", fen_text);
+            check_parse(&fen_text)?;
+            check_parse(&apply(&fen_text, &edits))
+        })
+        .unwrap();
+}
+
+/// The 4x4 tables, encoded, in Material::ALL order.
+static TABLES: LazyLock<Vec<Vec<u8>>> = LazyLock::new(|| {
+    let sol = solve(&Options::new("4x4".parse().unwrap()), &Silent);
+    report::table_contents(&sol)
+        .unwrap()
+        .iter()
+        .map(table::encode)
+        .collect()
+});
+
+#[derive(Clone, Debug)]
+enum Damage {
+    Flip(usize, u8),
+    Truncate(usize),
+    Append(Vec<u8>),
+    Overwrite(usize, Vec<u8>),
+}
+
+fn damage() -> impl Strategy<Value = Damage> {
+    prop_oneof![
+        (any::<usize>(), 1u8..=255).prop_map(|(i, b)| Damage::Flip(i, b)),
+        any::<usize>().prop_map(Damage::Truncate),
+        prop::collection::vec(any::<u8>(), 1..16).prop_map(Damage::Append),
+        (any::<usize>(), prop::collection::vec(any::<u8>(), 1..16))
+            .prop_map(|(i, b)| Damage::Overwrite(i, b)),
+    ]
+}
+
+fn damaged(bytes: &[u8], damage: &[Damage]) -> Vec<u8> {
+    let mut b = bytes.to_vec();
+    for d in damage {
+        let n = b.len().max(1);
+        match d {
+            Damage::Flip(i, x) => {
+                if !b.is_empty() {
+                    b[i % n] ^= x;
+                }
+            }
+            Damage::Truncate(i) => b.truncate(i % n),
+            Damage::Append(more) => b.extend_from_slice(more),
+            Damage::Overwrite(i, with) => {
+                for (k, x) in with.iter().enumerate() {
+                    if let Some(slot) = b.get_mut(i % n + k) {
+                        *slot = *x;
+                    }
+                }
+            }
+        }
+    }
+    b
+}
+
+/// Recompute both checksums, so that the damage reaches the structural checks.
+fn fix_checksums(b: &mut [u8]) {
+    if b.len() < table::HEADER_LEN {
+        return;
+    }
+    let body = crc32fast::hash(&b[table::HEADER_LEN..]);
+    b[112..116].copy_from_slice(&body.to_le_bytes());
+    let header = crc32fast::hash(&b[..124]);
+    b[124..128].copy_from_slice(&header.to_le_bytes());
+}
+
+fn probe_everything(dir: &Path, class: usize) {
+    let Ok(tb) = Tablebase::open(dir) else {
+        return;
+    };
+    let board: Board = "4x4".parse().unwrap();
+    let material = bidtb::Material::ALL[class];
+    for k in (0..4096usize).step_by(37) {
+        let pos = bidtb::index::position_of_key(board, material, k);
+        if pos.validate(board).is_ok() {
+            // An answer or an error; with forged checksums values may be anything, but
+            // nothing may panic.
+            let _ = tb.probe(board, &pos, false);
+        }
+    }
+}
+
+#[test]
+fn table_loader_on_mutated_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let board_dir = dir.path().join("4x4");
+    std::fs::create_dir_all(&board_dir).unwrap();
+    let strategy = (
+        0usize..6,
+        prop::collection::vec(damage(), 1..4),
+        any::<bool>(),
+    );
+    runner(10_000)
+        .run(&strategy, |(class, damage, forge)| {
+            let good = &TABLES[class];
+            let mut bytes = damaged(good, &damage);
+            if forge {
+                fix_checksums(&mut bytes);
+            }
+            let name = table::file_name(bidtb::Material::ALL[class]);
+            let path = board_dir.join(&name);
+            std::fs::write(&path, &bytes).unwrap();
+            match table::Table::open(&path) {
+                Err(e) => prop_assert!(e.to_string().contains(&name), "{e}"),
+                Ok(t) => {
+                    // Without forged checksums only an unchanged file may open.
+                    prop_assert!(forge || bytes == *good, "damaged file opened");
+                    for i in 0..t.len() {
+                        let _ = t.value(i);
+                    }
+                    probe_everything(dir.path(), class);
+                }
+            }
+            std::fs::remove_file(&path).unwrap();
+            Ok(())
+        })
+        .unwrap();
+}
