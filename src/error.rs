@@ -50,6 +50,18 @@ pub enum Error {
         /// The tables directory.
         dir: String,
     },
+    /// A checkpoint that cannot be resumed from: truncated, corrupted, of another format
+    /// version, board or graph.
+    #[error("checkpoint {path}: {reason}")]
+    Checkpoint {
+        /// The file (or directory).
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The run was stopped by a signal (Ctrl-C, SIGTERM) before it finished.
+    #[error("{0}")]
+    Interrupted(String),
     /// The requested work does not fit in this machine's limits.
     #[error("{0}")]
     Resources(String),

@@ -4,12 +4,16 @@
 //! All classes of a board are iterated jointly (promotions and captures link them), which is
 //! how the published iteration count is defined.
 
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::time::Instant;
 
 use num_traits::{One, Zero};
 use serde::Serialize;
 
 use crate::certificate::{self, Certificate, UNREACHED};
+use crate::checkpoint;
+use crate::error::Error;
 use crate::geometry::Board;
 use crate::graph::Graph;
 use crate::guess::{Guesses, Value};
@@ -53,6 +57,8 @@ pub trait Observer: Sync {
     /// A Richman test ran at iteration `n` and found `violations` failing equations
     /// (a lower bound when the cheap filter already failed).
     fn richman_test(&self, _n: u32, _violations: usize) {}
+    /// Something the user should know (a checkpoint skipped, a run resumed).
+    fn notice(&self, _text: &str) {}
 }
 
 /// An observer that reports nothing.
@@ -126,7 +132,7 @@ pub struct KernelStats {
 }
 
 /// Per-iteration record: how many guesses changed, per class.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct IterationRecord {
     /// The iteration n.
     pub n: u32,
@@ -196,8 +202,120 @@ fn initial_width(max_iterations: Option<u32>) -> usize {
     bits.div_ceil(64).max(2)
 }
 
+/// Checkpoints, resumption and interruption of a run (all off by default).
+#[derive(Debug, Default)]
+pub struct Control<'a> {
+    /// Where checkpoints are saved and looked for (`DIR/FxR`).
+    pub checkpoint_dir: Option<PathBuf>,
+    /// Save a checkpoint every this many iterations, when stopped, and at the cap (None:
+    /// never, unless the checkpoint resumed from carries an interval).
+    pub checkpoint_every: Option<u32>,
+    /// Start from the newest valid checkpoint in `checkpoint_dir` (from iteration 0 if
+    /// there is none).
+    pub resume: bool,
+    /// Checked between iterations; once set, the run saves a checkpoint (if checkpoints
+    /// are on) and stops.
+    pub stop: Option<&'a AtomicBool>,
+}
+
+/// How a controlled run ended.
+pub enum Run {
+    /// It ran to the end (converged or capped).
+    Finished(Box<Solution>),
+    /// It was stopped at iteration `n`; the checkpoint saved then, if any.
+    Interrupted {
+        /// The iteration reached.
+        n: u32,
+        /// The checkpoint written at `n`.
+        checkpoint: Option<PathBuf>,
+    },
+}
+
 /// Run the whole pipeline on one board.
 pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
+    match solve_with(options, obs, &Control::default()) {
+        Ok(Run::Finished(sol)) => *sol,
+        _ => unreachable!("without checkpoints or a stop flag a run neither fails nor stops"),
+    }
+}
+
+/// Where a run starts: iteration 0, or a checkpoint's state and interval.
+struct Start {
+    kernel: Kernel,
+    guesses: Guesses,
+    quiet: u32,
+    history: Vec<IterationRecord>,
+    every: Option<u32>,
+}
+
+/// The state a run starts from: iteration 0, or the newest valid checkpoint.
+fn starting_state(
+    options: &Options,
+    obs: &dyn Observer,
+    control: &Control<'_>,
+    graph: &Graph,
+) -> Result<Start, Error> {
+    if let (true, Some(dir)) = (control.resume, &control.checkpoint_dir) {
+        let (state, refused) = checkpoint::newest(dir, options.board, graph.nodes())?;
+        for e in refused {
+            obs.notice(&format!("skipping {e}"));
+        }
+        if let Some(st) = state {
+            obs.notice(&format!("resuming from iteration {}", st.n));
+            let kernel = Kernel::restore(graph, st.n, st.width, st.rows);
+            let guesses = Guesses::restore(st.values, st.last_change, st.width);
+            return Ok(Start {
+                kernel,
+                guesses,
+                quiet: st.quiet,
+                history: st.history,
+                every: Some(st.every),
+            });
+        }
+        obs.notice("no checkpoint to resume from: starting at iteration 0");
+    }
+    let kernel = Kernel::new(graph, initial_width(options.max_iterations));
+    let guesses = Guesses::new(graph.nodes(), kernel.width());
+    Ok(Start {
+        kernel,
+        guesses,
+        quiet: 0,
+        history: Vec::new(),
+        every: None,
+    })
+}
+
+fn save_checkpoint(
+    dir: &Path,
+    board: Board,
+    kernel: &Kernel,
+    guesses: &Guesses,
+    quiet: u32,
+    history: &[IterationRecord],
+    every: u32,
+) -> Result<PathBuf, Error> {
+    let nodes = kernel.rows().len() / (2 * kernel.width());
+    let state = checkpoint::State {
+        board,
+        n: kernel.iteration(),
+        width: kernel.width(),
+        rows: kernel.rows().to_vec(),
+        values: (0..nodes).map(|i| guesses.value(i).clone()).collect(),
+        last_change: (0..nodes).map(|i| guesses.last_change(i)).collect(),
+        quiet,
+        history: history.to_vec(),
+        every,
+    };
+    checkpoint::save(dir, &state)
+}
+
+/// Run the whole pipeline on one board with checkpoints, resumption and a stop flag.
+/// Errors come from checkpoints only (an unusable one on resume, a failed save).
+pub fn solve_with(
+    options: &Options,
+    obs: &dyn Observer,
+    control: &Control<'_>,
+) -> Result<Run, Error> {
     let mut timings = Timings::default();
     let index = timed(obs, "index", &mut timings.index, || {
         Index::new(options.board)
@@ -208,18 +326,39 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
         .map(|i| index.class_of(i) as u8)
         .collect();
 
-    let mut history = Vec::new();
+    let Start {
+        mut kernel,
+        mut guesses,
+        mut quiet,
+        mut history,
+        every: saved_every,
+    } = starting_state(options, obs, control, &graph)?;
+    let every = control.checkpoint_every.or(saved_every);
     let mut first_richman = None;
-    // Iterations since a guess last changed (or since the last failed Richman test).
-    let mut quiet = 0u32;
     let mut test_seconds = 0.0;
     let (mut kernel_seconds, mut update_seconds) = (0.0, 0.0);
     let mut iterate_seconds = 0.0;
-    let (kernel, guesses) = timed(obs, "iterate", &mut iterate_seconds, || {
-        let mut kernel = Kernel::new(&graph, initial_width(options.max_iterations));
-        let mut guesses = Guesses::new(graph.nodes(), kernel.width());
+    let stopped = timed(obs, "iterate", &mut iterate_seconds, || {
         loop {
             let n = kernel.iteration();
+            if control
+                .stop
+                .is_some_and(|s| s.load(AtomicOrdering::Relaxed))
+            {
+                let saved = match (&control.checkpoint_dir, every) {
+                    (Some(dir), Some(e)) => Some(save_checkpoint(
+                        dir,
+                        options.board,
+                        &kernel,
+                        &guesses,
+                        quiet,
+                        &history,
+                        e,
+                    )?),
+                    _ => None,
+                };
+                return Ok(Some(saved));
+            }
             if n > 0 && quiet >= options.check_every.max(1) {
                 quiet = 0;
                 let t = Instant::now();
@@ -233,11 +372,17 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
                             .max()
                             .unwrap_or(0),
                     );
-                    break;
+                    return Ok(None);
                 }
             }
             if options.max_iterations.is_some_and(|m| n >= m) {
-                break;
+                // A capped run can be continued later with a higher cap.
+                if let (Some(dir), Some(e)) = (&control.checkpoint_dir, every)
+                    && !(e > 0 && n.is_multiple_of(e))
+                {
+                    save_checkpoint(dir, options.board, &kernel, &guesses, quiet, &history, e)?;
+                }
+                return Ok(None);
             }
             if kernel.ensure_capacity() {
                 guesses.sync_width(&kernel);
@@ -258,9 +403,20 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
                 changed,
             });
             obs.iteration(kernel.iteration(), out.len(), kernel.fraction_bits());
+            if let (Some(dir), Some(e)) = (&control.checkpoint_dir, every)
+                && e > 0
+                && kernel.iteration().is_multiple_of(e)
+            {
+                save_checkpoint(dir, options.board, &kernel, &guesses, quiet, &history, e)?;
+            }
         }
-        (kernel, guesses)
-    });
+    })?;
+    if let Some(checkpoint) = stopped {
+        return Ok(Run::Interrupted {
+            n: kernel.iteration(),
+            checkpoint,
+        });
+    }
     timings.iterate = iterate_seconds;
     timings.richman_tests = test_seconds;
     timings.kernel = kernel_seconds;
@@ -337,7 +493,7 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
             (ci.material(), report)
         })
         .collect();
-    Solution {
+    Ok(Run::Finished(Box::new(Solution {
         board: options.board,
         index,
         graph,
@@ -350,5 +506,5 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
         timings,
         certificate,
         kernel_stats,
-    }
+    })))
 }

@@ -273,6 +273,16 @@ impl Guesses {
         g
     }
 
+    /// Guesses of every node (terminal nodes included) with their last-change iterations,
+    /// for resuming a run from a checkpoint.
+    pub fn restore(values: Vec<Value>, last_change: Vec<u32>, width: usize) -> Guesses {
+        assert_eq!(values.len(), last_change.len(), "one last change per guess");
+        let mut g = Guesses::new(values.len(), width);
+        g.set_width(width, values);
+        g.last_change = last_change;
+        g
+    }
+
     fn set_width(&mut self, width: usize, values: Vec<Value>) {
         self.width = width;
         let images: Vec<(Vec<u64>, bool)> =

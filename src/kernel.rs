@@ -300,6 +300,43 @@ impl Kernel {
         }
     }
 
+    /// A kernel at iteration `n` holding the given rows (`2 · nodes · width` limbs, node
+    /// after node, α row then β row, as [`Kernel::rows`] returns them), for resuming a run
+    /// from a checkpoint. Pruning and freezing start afresh; they never change a value.
+    pub fn restore(graph: &Graph, n: u32, width: usize, rows: Vec<u64>) -> Kernel {
+        let mut k = Kernel::new(graph, width);
+        assert_eq!(
+            rows.len(),
+            2 * graph.nodes() * k.width,
+            "rows of every node"
+        );
+        let w = k.width;
+        let heads: Vec<[u64; 2]> = rows
+            .chunks_exact(2 * w)
+            .map(|r| [r[w - 1], r[2 * w - 1]])
+            .collect();
+        let low: Vec<[u16; 2]> = rows
+            .chunks_exact(2 * w)
+            .map(|r| {
+                let lowest = |row: &[u64]| row.iter().position(|&l| l != 0).unwrap_or(w) as u16;
+                [lowest(&r[..w]), lowest(&r[w..])]
+            })
+            .collect();
+        for b in &mut k.buf {
+            b.rows.clone_from(&rows);
+            b.heads.clone_from(&heads);
+            b.low.clone_from(&low);
+        }
+        k.n = n;
+        k
+    }
+
+    /// The rows of every node at the current iteration: node after node, α row then β
+    /// row, `width` little-endian limbs each (what [`Kernel::restore`] takes).
+    pub fn rows(&self) -> &[u64] {
+        &self.buf[self.cur].rows
+    }
+
     /// The iteration number n of the values held.
     pub fn iteration(&self) -> u32 {
         self.n

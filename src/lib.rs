@@ -12,6 +12,7 @@
 
 pub mod atomic;
 pub mod certificate;
+pub mod checkpoint;
 pub mod cli;
 pub mod error;
 pub mod fen;

@@ -4,6 +4,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -85,6 +86,12 @@ impl Observer for Progress {
                     rate.unwrap_or(0.0)
                 ));
             }
+        }
+    }
+    fn notice(&self, text: &str) {
+        match &self.bar {
+            Some(bar) if !bar.is_finished() => bar.println(text),
+            _ => eprintln!("{text}"),
         }
     }
     fn richman_test(&self, n: u32, violations: usize) {
@@ -222,6 +229,8 @@ pub(super) struct Args {
     pub json: bool,
     pub quiet: bool,
     pub allow_uncertified: bool,
+    pub checkpoint_every: Option<u32>,
+    pub resume: bool,
 }
 
 /// Write the table file of every class, unless the run has no certificate or a failed one
@@ -248,6 +257,8 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         json,
         quiet,
         allow_uncertified,
+        checkpoint_every,
+        resume,
     } = args;
     let dir = out.join(board.to_string());
     prepare_dir(&dir).map_err(|e| (2, e))?;
@@ -257,9 +268,43 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     options.check_every = check_every;
     let estimate = crate::index::estimate_positions(board);
     let progress = Progress::new(quiet, max_iterations, estimate);
+    // Ctrl-C and SIGTERM stop the run between two iterations (a second one kills it).
+    static STOP: AtomicBool = AtomicBool::new(false);
+    let _ = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    });
+    let control = generate::Control {
+        checkpoint_dir: Some(dir.clone()),
+        checkpoint_every,
+        resume,
+        stop: Some(&STOP),
+    };
     let started = std::time::Instant::now();
-    let sol = generate::solve(&options, &progress);
+    let sol = match generate::solve_with(&options, &progress, &control).map_err(|e| (1, e))? {
+        generate::Run::Finished(sol) => sol,
+        generate::Run::Interrupted { n, checkpoint } => {
+            let how = match checkpoint {
+                Some(path) => format!(
+                    "checkpoint saved as {}; resume with `bidtb generate --board {board} \
+                     --out {} --resume`",
+                    path.display(),
+                    out.display()
+                ),
+                None => "nothing saved (with --checkpoint-every N a stopped run can be resumed)"
+                    .to_string(),
+            };
+            let msg = format!("interrupted at iteration {n}; no table written; {how}");
+            return Err((130, Error::Interrupted(msg)));
+        }
+    };
     let tables = write_tables(&sol, &dir, allow_uncertified).map_err(|e| (1, e))?;
+    // Converged: the checkpoints have served their purpose. (A capped run keeps them, so
+    // that `--resume` with a higher cap continues it.)
+    if sol.converged() {
+        crate::checkpoint::remove_all(&dir);
+    }
     let seconds = started.elapsed().as_secs_f64();
     let summary = report::summary(&sol, seconds);
     let text = serde_json::to_string_pretty(&summary).expect("summary serialises");

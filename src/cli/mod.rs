@@ -27,8 +27,9 @@ use crate::geometry::Board;
 /// Typical use: `bidtb generate` (8x8, about two minutes), then
 /// `bidtb query '3k3R/8/3K4/8/8/8/8/8'`, and `bidtb verify` to re-prove the files.
 ///
-/// Exit status: 0 success; 1 run-time failure (write error, missing or corrupt table,
-/// failed certificate or verification); 2 bad arguments, FEN or position.
+/// Exit status: 0 success; 1 run-time failure (write error, missing or corrupt table or
+/// checkpoint, failed certificate or verification, too little memory); 2 bad arguments,
+/// FEN or position; 130 interrupted by Ctrl-C or SIGTERM.
 #[derive(Parser, Debug)]
 #[command(name = "bidtb", version, about, long_about)]
 pub struct Cli {
@@ -74,6 +75,16 @@ enum Command {
         /// command reports the failing positions, writes no table file and exits with 1.
         #[arg(long)]
         allow_uncertified: bool,
+        /// Save the full iteration state to DIR/FxR/checkpoint-N.ckpt every N iterations
+        /// (atomically; the newest two are kept, and removed once the run converges).
+        /// Ctrl-C or SIGTERM, and reaching --max-iterations, then also save one.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..), value_name = "N")]
+        checkpoint_every: Option<u32>,
+        /// Continue from the newest valid checkpoint in DIR/FxR (from the start if there is
+        /// none), also past an earlier --max-iterations. The result is exactly that of an
+        /// uninterrupted run.
+        #[arg(long)]
+        resume: bool,
     },
     /// Look up a position: exact value, every move of each side with its value and progress
     /// level (best first), the bid and whether it is a zugzwang.
@@ -147,6 +158,8 @@ pub fn main() -> ExitCode {
             json,
             quiet,
             allow_uncertified,
+            checkpoint_every,
+            resume,
         } => {
             if let Some(t) = threads
                 && let Err(e) = rayon::ThreadPoolBuilder::new()
@@ -164,6 +177,8 @@ pub fn main() -> ExitCode {
                 json,
                 quiet,
                 allow_uncertified,
+                checkpoint_every,
+                resume,
             })
         }
         Command::Query { tables, json, fen } => query::run(&tables, json, &fen.join(" ")),

@@ -1,0 +1,240 @@
+//! Checkpoints and interruption, as a user meets them: runs killed with SIGKILL at random
+//! points and resumed reach exactly the uninterrupted result; Ctrl-C stops cleanly; a capped
+//! run continues past its cap; unusable checkpoints are refused by name.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+fn bidtb(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_bidtb"))
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Everything a finished run leaves in `DIR/board`, with the timings and the kernel's
+/// work statistics (which describe the last process, not the result) taken out.
+fn result(dir: &Path, board: &str) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.join(board))
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            let mut bytes = std::fs::read(e.path()).unwrap();
+            if name == "summary.json" {
+                let mut json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+                for key in ["seconds", "stage_seconds", "kernel"] {
+                    json.as_object_mut().unwrap().remove(key);
+                }
+                bytes = json.to_string().into_bytes();
+            }
+            (name, bytes)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn killed_runs_resume_to_the_uninterrupted_result() {
+    let plain = tempfile::tempdir().unwrap();
+    let p = plain.path().to_str().unwrap();
+    let (code, _, stderr) = bidtb(&["generate", "--board", "6x6", "--out", p, "-q"]);
+    assert_eq!(code, 0, "{stderr}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let mut seed = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    eprintln!("kill schedule seed {seed}");
+    // Kill runs until at least five were killed mid-run, two of them after resuming from a
+    // checkpoint (kills landing before the first checkpoint or after the end don't count).
+    let (mut kills, mut resumed_kills) = (0, 0);
+    for _ in 0..40 {
+        if kills >= 5 && resumed_kills >= 2 {
+            break;
+        }
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let after = Duration::from_millis(100 + (seed >> 33) % 600);
+        let resuming = std::fs::read_dir(dir.path().join("6x6"))
+            .map(|r| {
+                r.flatten()
+                    .any(|e| e.file_name().to_string_lossy().ends_with(".ckpt"))
+            })
+            .unwrap_or(false);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_bidtb"))
+            .args([
+                "generate",
+                "--board",
+                "6x6",
+                "--out",
+                d,
+                "--checkpoint-every",
+                "10",
+                "--resume",
+                "-q",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(after);
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap(); // SIGKILL
+            kills += 1;
+            resumed_kills += resuming as usize;
+        }
+        child.wait().unwrap();
+    }
+    eprintln!("{kills} kills, {resumed_kills} after resuming");
+    assert!(
+        kills >= 5 && resumed_kills >= 2,
+        "{kills} kills, {resumed_kills} resumed"
+    );
+    let (code, _, stderr) = bidtb(&["generate", "--board", "6x6", "--out", d, "--resume", "-q"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(result(dir.path(), "6x6"), result(plain.path(), "6x6"));
+}
+
+#[test]
+fn a_capped_run_continues_past_its_cap() {
+    let plain = tempfile::tempdir().unwrap();
+    let p = plain.path().to_str().unwrap();
+    assert_eq!(
+        bidtb(&["generate", "--board", "5x4", "--out", p, "-q"]).0,
+        0
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let capped = [
+        "generate",
+        "--board",
+        "5x4",
+        "--out",
+        d,
+        "-q",
+        "--checkpoint-every",
+        "7",
+        "--max-iterations",
+        "20",
+    ];
+    let (code, stdout, _) = bidtb(&capped);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("NOT CONVERGED"));
+    assert!(dir.path().join("5x4/checkpoint-000020.ckpt").exists());
+    let (code, _, stderr) = bidtb(&["generate", "--board", "5x4", "--out", d, "--resume"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("resuming from iteration 20"), "{stderr}");
+    assert_eq!(result(dir.path(), "5x4"), result(plain.path(), "5x4"));
+}
+
+#[test]
+fn unusable_checkpoints_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let cap = ["-q", "--checkpoint-every", "5", "--max-iterations", "10"];
+    for board in ["5x5", "4x5"] {
+        let mut args = vec!["generate", "--board", board, "--out", d];
+        args.extend_from_slice(&cap);
+        assert_eq!(bidtb(&args).0, 0);
+    }
+    let ck = dir.path().join("5x5/checkpoint-000010.ckpt");
+    let good = std::fs::read(&ck).unwrap();
+    let resume = ["generate", "--board", "5x5", "--out", d, "--resume", "-q"];
+
+    // Damaged at many offsets: truncated or flipped, each refused, naming the file.
+    let older = dir.path().join("5x5/checkpoint-000005.ckpt");
+    std::fs::remove_file(&older).unwrap();
+    for at in (0..good.len())
+        .step_by(good.len() / 40 + 1)
+        .chain([good.len() - 1])
+    {
+        for bytes in [good[..at].to_vec(), {
+            let mut b = good.clone();
+            b[at] ^= 0x20;
+            b
+        }] {
+            std::fs::write(&ck, &bytes).unwrap();
+            let (code, _, stderr) = bidtb(&resume);
+            assert_eq!(code, 1, "offset {at}: {stderr}");
+            assert!(stderr.contains("checkpoint-000010.ckpt"), "{stderr}");
+            assert!(!stderr.contains("panicked"), "{stderr}");
+        }
+    }
+    // Another board's checkpoint under this board's name.
+    std::fs::copy(dir.path().join("4x5/checkpoint-000010.ckpt"), &ck).unwrap();
+    let (code, _, stderr) = bidtb(&resume);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("not 5x5"), "{stderr}");
+    // Another format version (header checksum recomputed so that the version is read).
+    let mut b = good.clone();
+    b[8] = 9;
+    let crc = crc32fast::hash(&b[..60]);
+    b[60..64].copy_from_slice(&crc.to_le_bytes());
+    std::fs::write(&ck, &b).unwrap();
+    let (code, _, stderr) = bidtb(&resume);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("version 9"), "{stderr}");
+    // Restored, it resumes.
+    std::fs::write(&ck, &good).unwrap();
+    let (code, _, stderr) = bidtb(&resume);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!ck.exists(), "a converged run removes its checkpoints");
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_with_a_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_bidtb"))
+        .args([
+            "generate",
+            "--board",
+            "8x8",
+            "--out",
+            d,
+            "--checkpoint-every",
+            "100000",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted at iteration"), "{stderr}");
+    assert!(stderr.contains("--resume"), "{stderr}");
+    let names: Vec<String> = std::fs::read_dir(dir.path().join("8x8"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.ends_with(".bidtb") && !n.starts_with('.')),
+        "{names:?}"
+    );
+    assert_eq!(
+        names.iter().filter(|n| n.ends_with(".ckpt")).count(),
+        1,
+        "{names:?}"
+    );
+}
