@@ -19,11 +19,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}{TMP_MARK}{}", std::process::id()));
+    let tmp = temporary(path);
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -40,6 +36,59 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
         let _ = std::fs::remove_file(&tmp);
         Error::io(path, e)
     })
+}
+
+/// Write several files so that either all of them are replaced or none is: every file is
+/// first written and synced as a temporary; only when all succeeded are they renamed into
+/// place (renames need no space). On an error every temporary is removed and the previous
+/// files stay as they were.
+pub fn write_all_atomic(files: &[(std::path::PathBuf, Vec<u8>)]) -> Result<(), Error> {
+    let mut staged: Vec<(std::path::PathBuf, &Path)> = Vec::new();
+    let cleanup = |staged: &[(std::path::PathBuf, &Path)]| {
+        for (tmp, _) in staged {
+            let _ = std::fs::remove_file(tmp);
+        }
+    };
+    for (path, bytes) in files {
+        let tmp = temporary(path);
+        let written = (|| {
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(bytes)?;
+            f.sync_all()
+        })();
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            cleanup(&staged);
+            return Err(Error::io(path, e));
+        }
+        staged.push((tmp, path));
+    }
+    for (i, (tmp, path)) in staged.iter().enumerate() {
+        if let Err(e) = std::fs::rename(tmp, path) {
+            cleanup(&staged[i..]);
+            return Err(Error::io(path, e));
+        }
+    }
+    if let Some((_, path)) = staged.first()
+        && let Some(dir) = path.parent()
+        && let Ok(d) = std::fs::File::open(if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        })
+    {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// The temporary name for `path`: hidden, in the same directory.
+fn temporary(path: &Path) -> std::path::PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}{TMP_MARK}{}", std::process::id()))
 }
 
 /// Remove temporary files left in `dir` by a writer that was killed mid-write. Returns how
@@ -70,6 +119,21 @@ mod tests {
         write_atomic(&path, b"two").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"two");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn all_or_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        let b = dir.path().join("sub").join("b");
+        std::fs::write(&a, b"old").unwrap();
+        // The second file cannot be written (no such directory): the first stays old.
+        let err = write_all_atomic(&[(a.clone(), b"new".to_vec()), (b, b"x".to_vec())]);
+        assert!(err.is_err());
+        assert_eq!(std::fs::read(&a).unwrap(), b"old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        write_all_atomic(&[(a.clone(), b"new".to_vec())]).unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), b"new");
     }
 
     #[test]

@@ -20,6 +20,7 @@ use crate::guess::{Guesses, Value};
 use crate::index::Index;
 use crate::kernel::Kernel;
 use crate::position::{Material, Position};
+use crate::resources;
 
 /// How a run is configured.
 #[derive(Clone, Debug)]
@@ -317,10 +318,18 @@ pub fn solve_with(
     control: &Control<'_>,
 ) -> Result<Run, Error> {
     let mut timings = Timings::default();
+    let width = initial_width(options.max_iterations);
+    let guessed_nodes = crate::index::estimate_positions(options.board);
+    resources::check(
+        resources::estimate_bytes(guessed_nodes, 20 * guessed_nodes, width),
+        &format!("generating {}", options.board),
+    )?;
     let index = timed(obs, "index", &mut timings.index, || {
         Index::new(options.board)
     });
     let graph = timed(obs, "graph", &mut timings.graph, || Graph::new(&index));
+    let needs = |width: usize| resources::estimate_bytes(graph.nodes(), graph.edge_count(), width);
+    resources::check(needs(width), &format!("generating {}", options.board))?;
     let classes = index.classes().len();
     let class_of: Vec<u8> = (0..graph.positions())
         .map(|i| index.class_of(i) as u8)
@@ -383,6 +392,18 @@ pub fn solve_with(
                     save_checkpoint(dir, options.board, &kernel, &guesses, quiet, &history, e)?;
                 }
                 return Ok(None);
+            }
+            if kernel.needs_widening() {
+                let wider = kernel.next_width();
+                resources::check(
+                    needs(wider),
+                    &format!(
+                        "iteration {} of {} ({} bits per value)",
+                        n + 1,
+                        options.board,
+                        64 * wider - 1
+                    ),
+                )?;
             }
             if kernel.ensure_capacity() {
                 guesses.sync_width(&kernel);

@@ -411,11 +411,21 @@ impl Kernel {
         self.width = new_width;
     }
 
+    /// Whether the next iteration needs more fraction bits than the values have.
+    pub fn needs_widening(&self) -> bool {
+        self.n as usize + 1 > self.fraction_bits()
+    }
+
+    /// The width [`Kernel::ensure_capacity`] grows to (half as many limbs again).
+    pub fn next_width(&self) -> usize {
+        self.width + (self.width / 2).max(1)
+    }
+
     /// Widen if the next iteration needs more fraction bits than the values have; returns
     /// whether the width changed (so the caller can follow).
     pub fn ensure_capacity(&mut self) -> bool {
-        if self.n as usize + 1 > self.fraction_bits() {
-            self.widen(self.width + (self.width / 2).max(1));
+        if self.needs_widening() {
+            self.widen(self.next_width());
             true
         } else {
             false

@@ -25,6 +25,7 @@ pub mod kernel;
 pub mod position;
 pub mod probe;
 pub mod report;
+pub mod resources;
 pub mod rules;
 pub mod table;
 pub mod verify;

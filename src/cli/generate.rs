@@ -242,10 +242,18 @@ fn write_tables(sol: &Solution, dir: &Path, accept_failed: bool) -> Result<usize
     if !sol.certified() && !accept_failed {
         return Ok(0);
     }
-    for c in &contents {
-        crate::table::write(&dir.join(crate::table::file_name(c.material)), c)?;
-    }
-    Ok(contents.len())
+    // All tables or none: a failure (a full disk) leaves the previous tables intact.
+    let files: Vec<(PathBuf, Vec<u8>)> = contents
+        .iter()
+        .map(|c| {
+            (
+                dir.join(crate::table::file_name(c.material)),
+                crate::table::encode(c),
+            )
+        })
+        .collect();
+    atomic::write_all_atomic(&files)?;
+    Ok(files.len())
 }
 
 pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {

@@ -1,0 +1,94 @@
+//! Resource errors: a full disk while writing the tables leaves the previous tables intact;
+//! too little memory is predicted before the run starts, or before the values widen, with
+//! the estimate in the message.
+
+use std::process::Command;
+
+fn run(shell: &str, envs: &[(&str, &str)]) -> (i32, String) {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(shell)
+        .env("BIDTB", env!("CARGO_BIN_EXE_bidtb"))
+        .envs(envs.iter().copied())
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_full_disk_leaves_the_previous_tables_intact() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let (code, stderr) = run(
+        "\"$BIDTB\" generate --board 6x6 --out \"$D\" -q",
+        &[("D", d)],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    // Mark the old tables, so that any replacement shows.
+    let board = dir.path().join("6x6");
+    for e in std::fs::read_dir(&board).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "bidtb") {
+            std::fs::write(&p, b"old table").unwrap();
+        }
+    }
+    // A file size limit (dash counts 512-byte blocks: 100 KiB; KNvK and KPvK need more) stands in for a full disk: writes
+    // fail with EFBIG, as they would with ENOSPC. SIGXFSZ is ignored so the write reports it.
+    let (code, stderr) = run(
+        "trap '' XFSZ; ulimit -f 200; exec \"$BIDTB\" generate --board 6x6 --out \"$D\" -q",
+        &[("D", d)],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains(".bidtb") && stderr.contains("File too large"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let mut names = Vec::new();
+    for e in std::fs::read_dir(&board).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".bidtb") {
+            assert_eq!(std::fs::read(e.path()).unwrap(), b"old table", "{name}");
+        }
+        names.push(name);
+    }
+    assert!(
+        names.iter().all(|n| !n.starts_with('.')),
+        "temporaries left: {names:?}"
+    );
+}
+
+#[test]
+fn too_little_memory_is_refused_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let (code, stderr) = run(
+        "\"$BIDTB\" generate --board 8x8 --out \"$D\" -q",
+        &[("D", d), ("BIDTB_MEMORY_LIMIT", "50M")],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("generating 8x8 needs about"), "{stderr}");
+    assert!(stderr.contains("only 50 MB are available"), "{stderr}");
+}
+
+#[test]
+fn too_little_memory_for_wider_values_stops_cleanly() {
+    // 8x8 fits at 1023 bits per value (about 380 MB) but not at 1535 bits (about 460 MB):
+    // the run stops before iteration 1024 with the estimate, and writes no table.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let (code, stderr) = run(
+        "\"$BIDTB\" generate --board 8x8 --out \"$D\" -q",
+        &[("D", d), ("BIDTB_MEMORY_LIMIT", "420M")],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("iteration 1024 of 8x8 (1535 bits per value) needs about"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("8x8/KvK.bidtb").exists());
+}
