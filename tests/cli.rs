@@ -1,18 +1,7 @@
 //! The `bidtb` command as a user meets it: exit codes, error messages, the summary file.
 
-use std::process::Command;
-
-fn bidtb(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bidtb"))
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::bidtb;
 
 #[test]
 fn generate_writes_a_summary() {

@@ -3,19 +3,8 @@
 //! its summary, every published value through `bidtb query --json`, and `bidtb verify`
 //! re-proving the written tables. `.ci/run` runs it.
 
-use std::process::Command;
-
-fn bidtb(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bidtb"))
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::bidtb;
 
 #[test]
 fn published_8x8_values_and_iteration_2644() {

@@ -3,20 +3,10 @@
 //! run continues past its cap; unusable checkpoints are refused by name.
 
 use std::path::Path;
+mod common;
+use common::bidtb;
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-fn bidtb(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bidtb"))
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// Everything a finished run leaves in `DIR/board`, with the timings and the kernel's
 /// work statistics (which describe the last process, not the result) taken out.
