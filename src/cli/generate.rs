@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::parse_board;
 use crate::atomic;
 use crate::error::Error;
 use crate::generate::{self, Observer, Options, Solution};
@@ -221,15 +222,44 @@ fn certificate_failures(sol: &Solution) -> Option<String> {
 }
 
 /// The arguments of `bidtb generate`.
+#[derive(clap::Args, Debug)]
 pub(super) struct Args {
+    /// Board as FILESxRANKS, each 2..=16 (e.g. 8x8, 4x4, 3x4 = 3 files by 4 ranks).
+    #[arg(long, default_value = "8x8", value_parser = parse_board)]
     pub board: Board,
+    /// Output directory; results go to DIR/FxR/.
+    #[arg(long, default_value = "tables")]
     pub out: PathBuf,
+    /// Worker threads (default: one per core).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+    /// Stop after N iterations even if not converged (the summary then says so, and no
+    /// table file is written).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_iterations: Option<u32>,
+    /// Test for a Richman function once no guess has changed for N iterations (does not
+    /// change any result: a Richman function never changes again).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
     pub check_every: u32,
+    /// Print the summary as JSON on stdout instead of text.
+    #[arg(long)]
     pub json: bool,
+    /// No progress display or stage lines on stderr.
+    #[arg(long, short)]
     pub quiet: bool,
+    /// Accept a board whose certificate fails (α = s = β not proved): without this the
+    /// command reports the failing positions, writes no table file and exits with 1.
+    #[arg(long)]
     pub allow_uncertified: bool,
+    /// Save the full iteration state to DIR/FxR/checkpoint-N.ckpt every N iterations
+    /// (atomically; the newest two are kept, and removed once the run converges).
+    /// Ctrl-C or SIGTERM, and reaching --max-iterations, then also save one.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..), value_name = "N")]
     pub checkpoint_every: Option<u32>,
+    /// Continue from the newest valid checkpoint in DIR/FxR (from the start if there is
+    /// none), also past an earlier --max-iterations. The result is exactly that of an
+    /// uninterrupted run.
+    #[arg(long)]
     pub resume: bool,
 }
 
@@ -259,6 +289,7 @@ fn write_tables(sol: &Solution, dir: &Path, accept_failed: bool) -> Result<usize
 pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let Args {
         board,
+        threads: _,
         out,
         max_iterations,
         check_every,

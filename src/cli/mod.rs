@@ -47,45 +47,7 @@ enum Command {
     /// DIR/FxR/quiescent.txt and, when every value is proved, one table file per class
     /// (DIR/FxR/KRvK.bidtb, ...; format in docs/FORMAT.md). On 8x8 the first Richman
     /// iteration is 2644.
-    Generate {
-        /// Board as FILESxRANKS, each 2..=16 (e.g. 8x8, 4x4, 3x4 = 3 files by 4 ranks).
-        #[arg(long, default_value = "8x8", value_parser = parse_board)]
-        board: Board,
-        /// Output directory; results go to DIR/FxR/.
-        #[arg(long, default_value = "tables")]
-        out: PathBuf,
-        /// Worker threads (default: one per core).
-        #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
-        threads: Option<u16>,
-        /// Stop after N iterations even if not converged (the summary then says so, and no
-        /// table file is written).
-        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-        max_iterations: Option<u32>,
-        /// Test for a Richman function once no guess has changed for N iterations (does not
-        /// change any result: a Richman function never changes again).
-        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
-        check_every: u32,
-        /// Print the summary as JSON on stdout instead of text.
-        #[arg(long)]
-        json: bool,
-        /// No progress display or stage lines on stderr.
-        #[arg(long, short)]
-        quiet: bool,
-        /// Accept a board whose certificate fails (α = s = β not proved): without this the
-        /// command reports the failing positions, writes no table file and exits with 1.
-        #[arg(long)]
-        allow_uncertified: bool,
-        /// Save the full iteration state to DIR/FxR/checkpoint-N.ckpt every N iterations
-        /// (atomically; the newest two are kept, and removed once the run converges).
-        /// Ctrl-C or SIGTERM, and reaching --max-iterations, then also save one.
-        #[arg(long, value_parser = clap::value_parser!(u32).range(1..), value_name = "N")]
-        checkpoint_every: Option<u32>,
-        /// Continue from the newest valid checkpoint in DIR/FxR (from the start if there is
-        /// none), also past an earlier --max-iterations. The result is exactly that of an
-        /// uninterrupted run.
-        #[arg(long)]
-        resume: bool,
-    },
+    Generate(generate::Args),
     /// Look up a position: exact value, every move of each side with its value and progress
     /// level (best first), the bid and whether it is a zugzwang.
     ///
@@ -149,19 +111,8 @@ pub fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Generate {
-            board,
-            out,
-            threads,
-            max_iterations,
-            check_every,
-            json,
-            quiet,
-            allow_uncertified,
-            checkpoint_every,
-            resume,
-        } => {
-            if let Some(t) = threads
+        Command::Generate(args) => {
+            if let Some(t) = args.threads
                 && let Err(e) = rayon::ThreadPoolBuilder::new()
                     .num_threads(t as usize)
                     .build_global()
@@ -169,17 +120,7 @@ pub fn main() -> ExitCode {
                 eprintln!("bidtb: cannot start {t} threads: {e}");
                 return ExitCode::from(1);
             }
-            generate::run(generate::Args {
-                board,
-                out,
-                max_iterations,
-                check_every,
-                json,
-                quiet,
-                allow_uncertified,
-                checkpoint_every,
-                resume,
-            })
+            generate::run(args)
         }
         Command::Query { tables, json, fen } => query::run(&tables, json, &fen.join(" ")),
         Command::Verify {
