@@ -59,6 +59,14 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A run's report file (`convergence.csv`, `summary.json`) that cannot be read.
+    #[error("{path}: {reason}")]
+    Report {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The run was stopped by a signal (Ctrl-C, SIGTERM) before it finished.
     #[error("{0}")]
     Interrupted(String),

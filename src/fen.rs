@@ -183,6 +183,28 @@ pub fn placement(board: Board, pos: &Position) -> String {
     rows.join("/")
 }
 
+/// The placement of the position a parse result stands for: `pos` itself, or, when
+/// `mirrored`, its colour-flip mirror (black extra piece in lower case). Writing back what
+/// [`parse`] read gives the input's placement.
+pub fn write(board: Board, pos: &Position, mirrored: bool) -> String {
+    if !mirrored {
+        return placement(board, pos);
+    }
+    let flip = |s| board.flip_ranks(s);
+    let real = Position {
+        wk: flip(pos.bk),
+        bk: flip(pos.wk),
+        piece: pos.piece.map(|(q, s)| (q, flip(s))),
+    };
+    placement(board, &real)
+        .chars()
+        .map(|c| match c {
+            'K' | 'k' => c,
+            c => c.to_ascii_lowercase(),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,15 +34,21 @@ pub struct Options {
     /// most this many iterations late; the result does not depend on it (the first Richman
     /// iteration is the last change).
     pub check_every: u32,
+    /// Also run the Richman test at every multiple of this many iterations (0: never), to
+    /// record how many equations fail as the run goes (`convergence.csv`). Like
+    /// `check_every`, it changes no value and no first Richman iteration.
+    pub measure_every: u32,
 }
 
 impl Options {
-    /// Defaults for a board: no cap, a Richman test every 16 iterations.
+    /// Defaults for a board: no cap, a Richman test after 16 quiet iterations and at every
+    /// 256th iteration.
     pub fn new(board: Board) -> Options {
         Options {
             board,
             max_iterations: None,
             check_every: 16,
+            measure_every: 256,
         }
     }
 }
@@ -141,6 +147,15 @@ pub struct IterationRecord {
     pub changed: Vec<u32>,
 }
 
+/// One Richman test during the run: how many equations failed, per class.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RichmanTest {
+    /// The iteration n at which sₙ was tested.
+    pub n: u32,
+    /// Positions whose equation (or symmetry) failed, per class in the index's order.
+    pub violations: Vec<u32>,
+}
+
 /// A finished (or capped) run: the graph, the guesses, and the report.
 pub struct Solution {
     /// The board.
@@ -161,6 +176,9 @@ pub struct Solution {
     pub classes: Vec<(Material, ClassReport)>,
     /// Guess changes per iteration.
     pub history: Vec<IterationRecord>,
+    /// The Richman tests of this run, in order (a resumed run has only those made after
+    /// the resumption).
+    pub richman_tests: Vec<RichmanTest>,
     /// Stage timings.
     pub timings: Timings,
     /// The certificate, when the run converged.
@@ -344,6 +362,7 @@ pub fn solve_with(
     } = starting_state(options, obs, control, &graph)?;
     let every = control.checkpoint_every.or(saved_every);
     let mut first_richman = None;
+    let mut richman_tests = Vec::new();
     let mut test_seconds = 0.0;
     let (mut kernel_seconds, mut update_seconds) = (0.0, 0.0);
     let mut iterate_seconds = 0.0;
@@ -368,12 +387,23 @@ pub fn solve_with(
                 };
                 return Ok(Some(saved));
             }
-            if n > 0 && quiet >= options.check_every.max(1) {
-                quiet = 0;
+            let measure = options.measure_every > 0 && n.is_multiple_of(options.measure_every);
+            if n > 0 && (quiet >= options.check_every.max(1) || measure) {
+                if quiet >= options.check_every.max(1) {
+                    quiet = 0;
+                }
                 let t = Instant::now();
                 let bad = certificate::violations(&guesses, &graph);
                 test_seconds += t.elapsed().as_secs_f64();
                 obs.richman_test(n, bad.len());
+                let mut per_class = vec![0u32; classes];
+                for &p in &bad {
+                    per_class[class_of[p as usize] as usize] += 1;
+                }
+                richman_tests.push(RichmanTest {
+                    n,
+                    violations: per_class,
+                });
                 if bad.is_empty() {
                     first_richman = Some(
                         (0..graph.positions())
@@ -524,6 +554,7 @@ pub fn solve_with(
         first_richman_iteration: first_richman,
         classes: reports,
         history,
+        richman_tests,
         timings,
         certificate,
         kernel_stats,

@@ -80,6 +80,8 @@ pub struct MoveInfo {
     /// The mover's progress level of the position after the move: its T level for a White
     /// move, its T′ level for a Black move (0 for a king capture, None if unreached).
     pub level: Option<u32>,
+    /// The FEN placement after the move (None when it captures the king: the game is over).
+    pub fen: Option<String>,
 }
 
 /// The answer to a query.
@@ -89,6 +91,8 @@ pub struct Probe {
     pub board: Board,
     /// The class as queried: `KRvK`, or `KvKR` for a black rook.
     pub class: String,
+    /// The position's FEN placement, as written by [`fen::write`].
+    pub fen: String,
     /// The exact value (White's winning probability; Black's required share of the money).
     pub value: Value,
     /// Every White move, best first: highest value, then lowest T level.
@@ -156,11 +160,19 @@ impl Probe {
     pub fn to_json(&self) -> serde_json::Value {
         let moves = |list: &[MoveInfo]| {
             list.iter()
-                .map(|m| json!({"move": m.uci, "value": fraction(&m.value), "level": m.level}))
+                .map(|m| {
+                    json!({
+                        "move": m.uci,
+                        "value": fraction(&m.value),
+                        "level": m.level,
+                        "fen": m.fen,
+                    })
+                })
                 .collect::<Vec<_>>()
         };
         json!({
             "board": self.board.to_string(),
+            "fen": self.fen,
             "class": self.class,
             "value": fraction(&self.value),
             "value_approx": self.value.to_f64(),
@@ -317,9 +329,13 @@ impl Tablebase {
             moves
                 .into_iter()
                 .map(|m| {
-                    if let Outcome::Continue(p) = m.outcome {
-                        used.push(p.material());
-                    }
+                    let fen = match &m.outcome {
+                        Outcome::Continue(p) => {
+                            used.push(p.material());
+                            Some(fen::write(board, p, mirrored))
+                        }
+                        _ => None,
+                    };
                     let e = self.outcome(board, &m.outcome)?;
                     let (mv, e) = if mirrored {
                         let flip = |s| board.flip_ranks(s);
@@ -343,6 +359,7 @@ impl Tablebase {
                         uci: mv.uci(board),
                         value: e.value,
                         level,
+                        fen,
                     })
                 })
                 .collect()
@@ -379,6 +396,7 @@ impl Tablebase {
         Ok(Probe {
             board,
             class,
+            fen: fen::write(board, pos, mirrored),
             certified: self.certified(board, used.into_iter()),
             value: own.value,
             white,

@@ -56,6 +56,7 @@ fn generate_writes_a_summary() {
             "KQvK.bidtb",
             "KRvK.bidtb",
             "KvK.bidtb",
+            "convergence.csv",
             "quiescent.txt",
             "summary.json"
         ]
@@ -325,4 +326,99 @@ fn missing_and_corrupt_tables_are_named() {
     let (code, _, stderr) = bidtb(&["verify", "--tables", tables, "--board", "5x5"]);
     assert_eq!(code, 1);
     assert!(stderr.contains("bidtb generate --board 5x5"), "{stderr}");
+}
+
+#[test]
+fn map_prints_text_json_and_svg() {
+    let dir = tables_4x4();
+    let tables = dir.path().to_str().unwrap();
+    let fen = "3k/1R2/K3/4";
+    let (code, stdout, stderr) = bidtb(&["map", "--tables", tables, fen]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("value with the black king on each square"));
+    // One line of decimals per rank.
+    assert_eq!(stdout.lines().filter(|l| l.contains('.')).count(), 4);
+    let (code, stdout, _) = bidtb(&["map", "--tables", tables, "--json", fen]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["black_king"], "d4");
+    assert_eq!(v["rows"][1][1], serde_json::Value::Null); // the rook on b3
+    assert_eq!(v["rows"][2][0], serde_json::Value::Null); // the white king on a2
+    let (_, q, _) = bidtb(&["query", "--tables", tables, "--json", fen]);
+    let q: serde_json::Value = serde_json::from_str(&q).unwrap();
+    assert_eq!(v["rows"][0][3], q["value"]);
+    let svg = dir.path().join("map.svg");
+    let (code, _, stderr) = bidtb(&[
+        "map",
+        "--tables",
+        tables,
+        fen,
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
+    assert_eq!(text.matches("<g class=\"square\"").count(), 16 - 2);
+    assert!(text.contains(&format!("<title>d4: {}", q["value"].as_str().unwrap())));
+    // Bad input: exit 2 for the FEN, 1 for a missing table or an unwritable file.
+    let (code, _, stderr) = bidtb(&["map", "--tables", tables, "3k/1R2/K3/5"]);
+    assert_eq!(code, 2, "{stderr}");
+    let (code, _, stderr) = bidtb(&["map", "--tables", tables, "2k/1R1/K2"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("missing table"), "{stderr}");
+    let (code, _, stderr) = bidtb(&[
+        "map",
+        "--tables",
+        tables,
+        fen,
+        "--svg",
+        "/nonexistent/m.svg",
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("/nonexistent/m.svg"), "{stderr}");
+}
+
+#[test]
+fn plot_draws_the_convergence_record() {
+    let dir = tables_4x4();
+    let run = dir.path().join("4x4");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    let first = summary["first_richman_iteration"].as_u64().unwrap();
+    let svg = dir.path().join("plot.svg");
+    let (code, _, stderr) = bidtb(&[
+        "plot",
+        run.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains(&format!("first Richman iteration: {first}")));
+    assert_eq!(text.matches("<g class=\"class\"").count(), 6);
+    // A damaged record is refused with its line; a missing one with its path.
+    let csv = run.join("convergence.csv");
+    let mut damaged = std::fs::read_to_string(&csv).unwrap();
+    damaged.push_str("12,x\n");
+    std::fs::write(&csv, damaged).unwrap();
+    let (code, _, stderr) = bidtb(&[
+        "plot",
+        run.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("convergence.csv: line"), "{stderr}");
+    std::fs::remove_file(&csv).unwrap();
+    let (code, _, stderr) = bidtb(&[
+        "plot",
+        run.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("convergence.csv"), "{stderr}");
+    let (code, _, stderr) = bidtb(&["plot", run.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
 }

@@ -33,23 +33,7 @@ fn runner(cases: u32) -> TestRunner {
 
 /// The placement a parsed FEN stands for, written back (black piece in lower case).
 fn written_back(p: &fen::Parsed) -> String {
-    if !p.mirrored {
-        return fen::placement(p.board, &p.position);
-    }
-    let b = p.board;
-    let flip = |s| b.flip_ranks(s);
-    let real = Position {
-        wk: flip(p.position.bk),
-        bk: flip(p.position.wk),
-        piece: p.position.piece.map(|(q, s)| (q, flip(s))),
-    };
-    fen::placement(b, &real)
-        .chars()
-        .map(|c| match c {
-            'K' | 'k' => c,
-            c => c.to_ascii_lowercase(),
-        })
-        .collect()
+    fen::write(p.board, &p.position, p.mirrored)
 }
 
 /// A parse result is correct when it is a valid position and writing it back gives the

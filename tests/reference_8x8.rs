@@ -1,18 +1,15 @@
 //! SPEC §4 acceptance, end to end as a user runs it: `bidtb generate` on 8x8 (a few minutes
-//! in release mode), the first Richman iteration 2644 and the 138-digit denominators from
+//! in release mode; the tables are shared with the other tests that need them), the first Richman iteration 2644 and the 138-digit denominators from
 //! its summary, every published value through `bidtb query --json`, and `bidtb verify`
 //! re-proving the written tables. `.ci/run` runs it.
 
 mod common;
-use common::bidtb;
+use common::{bidtb, tables_8x8};
 
 #[test]
 fn published_8x8_values_and_iteration_2644() {
-    let dir = tempfile::tempdir().unwrap();
-    let tables = dir.path().to_str().unwrap();
-    let (code, stdout, stderr) = bidtb(&["generate", "--out", tables, "--json", "-q"]);
-    assert_eq!(code, 0, "{stderr}");
-    let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let (root, summary) = tables_8x8();
+    let tables = root.to_str().unwrap();
     assert_eq!(summary["board"], "8x8");
     assert_eq!(summary["first_richman_iteration"], 2644);
     assert_eq!(summary["certified"], true);
@@ -31,6 +28,35 @@ fn published_8x8_values_and_iteration_2644() {
         assert_eq!(c["certified_alpha"], true, "{name}");
         assert_eq!(c["certified_beta"], true, "{name}");
     }
+
+    // The convergence record: one row per iteration; each class's last change is where the
+    // summary says it stabilised; the last Richman test found nothing.
+    let csv = std::fs::read_to_string(root.join("8x8/convergence.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(
+        rows.len() as u64,
+        summary["iterations_run"].as_u64().unwrap()
+    );
+    for (name, c) in classes {
+        let col = header
+            .iter()
+            .position(|h| *h == format!("changed_{name}"))
+            .unwrap();
+        let last = rows
+            .iter()
+            .rev()
+            .find(|r| r[col] != "0")
+            .map_or("0", |r| r[0]);
+        assert_eq!(last, c["stable_at"].to_string(), "{name}");
+    }
+    let tested: Vec<&Vec<&str>> = rows.iter().filter(|r| !r[7].is_empty()).collect();
+    assert!(tested.last().unwrap()[7..].iter().all(|v| *v == "0"));
+    assert!(tested.len() > 1 && tested[0][7..].iter().any(|v| *v != "0"));
 
     let cases = [
         ("3k3R/8/3K4/8/8/8/8/8", "KRvK", "3/4"), // WK d6, WR h8 / BK d8

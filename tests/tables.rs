@@ -68,24 +68,6 @@ fn round_trip_every_position_and_level() {
     }
 }
 
-fn flip_fen(board: Board, pos: &Position) -> String {
-    // The colour-flip mirror written out: ranks reversed, colours swapped.
-    let flip = |s| board.flip_ranks(s);
-    let mirrored = Position {
-        wk: flip(pos.bk),
-        bk: flip(pos.wk),
-        piece: pos.piece.map(|(p, s)| (p, flip(s))),
-    };
-    let text = fen::placement(board, &mirrored);
-    // placement() writes the extra piece in upper case; it is Black's here.
-    text.chars()
-        .map(|c| match c {
-            'K' | 'k' => c,
-            c => c.to_ascii_lowercase(),
-        })
-        .collect()
-}
-
 #[test]
 fn black_pieces_answer_one_minus_the_mirror() {
     let root = tempfile::tempdir().unwrap();
@@ -103,7 +85,7 @@ fn black_pieces_answer_one_minus_the_mirror() {
         .filter(|p| p.piece.is_some())
     {
         let direct = tb.probe(board, &pos, false).unwrap();
-        let text = flip_fen(board, &pos);
+        let text = fen::write(board, &pos, true);
         let black = tb.probe_fen(&text).unwrap();
         assert_eq!(black.value, Value::one() - &direct.value, "{text}");
         assert!(black.class.starts_with("KvK"), "{}", black.class);
@@ -124,6 +106,25 @@ fn black_pieces_answer_one_minus_the_mirror() {
         assert_eq!(got, want, "{text}");
         assert_eq!(black.level_white, direct.level_black);
         assert_eq!(black.bid, direct.bid);
+        // Every move names the position it leads to, and probing that gives its value.
+        assert_eq!(black.fen, text);
+        for (p, m) in [&direct, &black]
+            .into_iter()
+            .flat_map(|p| p.white.iter().chain(&p.black).map(move |m| (p, m)))
+        {
+            match &m.fen {
+                Some(f) => assert_eq!(
+                    tb.probe_fen(f).unwrap().value,
+                    m.value,
+                    "{} {}",
+                    p.fen,
+                    m.uci
+                ),
+                None => {
+                    assert!(m.value == Value::one() || m.value == Value::from_integer(0u8.into()))
+                }
+            }
+        }
         checked += 1;
     }
     assert!(checked > 1000);
@@ -290,4 +291,89 @@ fn the_index_order_is_the_file_order() {
         }
         assert!((1..class.len()).all(|i| class.key(i - 1) < class.key(i)));
     }
+}
+
+/// The FEN with the black king moved to `file`, `rank` (0-based from a1), by editing the text.
+fn with_black_king(fen: &str, file: usize, rank: usize) -> String {
+    let rows: Vec<&str> = fen.split('/').collect();
+    let mut grid: Vec<Vec<char>> = rows
+        .iter()
+        .map(|row| {
+            let mut cells = Vec::new();
+            let mut run = 0;
+            for c in row.chars() {
+                if let Some(d) = c.to_digit(10) {
+                    run = run * 10 + d as usize;
+                } else {
+                    cells.extend(std::iter::repeat_n('.', run));
+                    run = 0;
+                    cells.push(if c == 'k' { '.' } else { c });
+                }
+            }
+            cells.extend(std::iter::repeat_n('.', run));
+            cells
+        })
+        .collect();
+    let r = grid.len() - 1 - rank;
+    grid[r][file] = 'k';
+    grid.iter()
+        .map(|cells| {
+            let mut row = String::new();
+            let mut run = 0;
+            for &c in cells {
+                if c == '.' {
+                    run += 1;
+                    continue;
+                }
+                if run > 0 {
+                    row += &run.to_string();
+                    run = 0;
+                }
+                row.push(c);
+            }
+            if run > 0 {
+                row += &run.to_string();
+            }
+            row
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+#[test]
+fn value_maps_agree_with_probes_square_by_square() {
+    let root = tempfile::tempdir().unwrap();
+    let sol = solve_board("4x3");
+    write_tables(&sol, root.path());
+    let tb = Tablebase::open(root.path()).unwrap();
+    let board = sol.board;
+    let mut checked = 0;
+    for pos in all_positions(board) {
+        for mirrored in [false, true] {
+            let fen = fen::write(board, &pos, mirrored);
+            let map = bidtb::map::ValueMap::of_fen(&tb, &fen).unwrap();
+            assert_eq!(map.fen, fen);
+            for (r, row) in map.rows().iter().enumerate() {
+                for (f, &s) in row.iter().enumerate() {
+                    let rank = board.ranks() as usize - 1 - r;
+                    let occupied = map.pieces.iter().any(|&(q, _)| q == s);
+                    match map.at(s) {
+                        None => assert!(occupied, "{fen} {f} {rank}"),
+                        Some(v) => {
+                            assert!(!occupied);
+                            let there = with_black_king(&fen, f, rank);
+                            assert_eq!(&tb.probe_fen(&there).unwrap().value, v, "{there}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+            assert_eq!(map.pieces.len(), 1 + pos.piece.is_some() as usize);
+            assert_eq!(
+                map.at(map.black_king),
+                Some(&tb.probe_fen(&fen).unwrap().value)
+            );
+        }
+    }
+    assert!(checked > 10_000, "{checked}");
 }

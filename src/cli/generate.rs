@@ -1,5 +1,5 @@
 //! `bidtb generate`: progress display, the human summary, and writing the results
-//! (summary.json, quiescent.txt and the table files).
+//! (summary.json, convergence.csv, quiescent.txt and the table files).
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -241,6 +241,10 @@ pub(super) struct Args {
     /// change any result: a Richman function never changes again).
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
     pub check_every: u32,
+    /// Also test at every Nth iteration, recording the failing equations per class in
+    /// convergence.csv for `bidtb plot` (0: only the tests above; changes no result).
+    #[arg(long, default_value_t = 256)]
+    pub measure_every: u32,
     /// Print the summary as JSON on stdout instead of text.
     #[arg(long)]
     pub json: bool,
@@ -293,6 +297,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         out,
         max_iterations,
         check_every,
+        measure_every,
         json,
         quiet,
         allow_uncertified,
@@ -305,6 +310,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let mut options = Options::new(board);
     options.max_iterations = max_iterations;
     options.check_every = check_every;
+    options.measure_every = measure_every;
     let estimate = crate::index::estimate_positions(board);
     let progress = Progress::new(quiet, max_iterations, estimate);
     // Ctrl-C and SIGTERM stop the run between two iterations (a second one kills it).
@@ -348,6 +354,8 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let summary = report::summary(&sol, seconds);
     let text = serde_json::to_string_pretty(&summary).expect("summary serialises");
     atomic::write_atomic(&dir.join("summary.json"), text.as_bytes()).map_err(|e| (1, e))?;
+    let record = crate::convergence::Convergence::of(&sol).to_csv();
+    atomic::write_atomic(&dir.join("convergence.csv"), record.as_bytes()).map_err(|e| (1, e))?;
     if sol.certificate.is_some() {
         let lines = report::quiescent_lines(&sol);
         atomic::write_atomic(&dir.join("quiescent.txt"), lines.as_bytes()).map_err(|e| (1, e))?;

@@ -1,12 +1,15 @@
 //! The command line: argument parsing and dispatch to the subcommands, each in its own file
-//! (`generate`, `query`, `verify`), and the exit codes.
+//! (`generate`, `query`, `map`, `plot`, `serve`, `verify`), and the exit codes.
 //!
 //! Exit status: 0 on success (including a run capped by `--max-iterations`, which says so),
 //! 1 when work failed at run time (a write error, a missing or corrupt table, a failed
 //! verification or certificate), 2 for bad usage or input (arguments, FEN, position).
 
 mod generate;
+mod map;
+mod plot;
 mod query;
+mod serve;
 mod verify;
 
 use std::path::PathBuf;
@@ -44,7 +47,8 @@ enum Command {
     /// Iterates αₙ, βₙ for all classes (KvK, KQvK, KRvK, KBvK, KNvK, KPvK) jointly, tracks the
     /// guesses sₙ, and stops once they form a Richman function; then proves every value
     /// exact (the closures T and T′). Prints a summary and writes DIR/FxR/summary.json,
-    /// DIR/FxR/quiescent.txt and, when every value is proved, one table file per class
+    /// DIR/FxR/quiescent.txt, DIR/FxR/convergence.csv (per iteration and class: guesses
+    /// changed, failed equations where tested) and, when every value is proved, one table file per class
     /// (DIR/FxR/KRvK.bidtb, ...; format in docs/FORMAT.md). On 8x8 the first Richman
     /// iteration is 2644.
     Generate(generate::Args),
@@ -67,6 +71,53 @@ enum Command {
         /// are accepted too).
         #[arg(required = true, num_args = 1.., value_name = "FEN")]
         fen: Vec<String>,
+    },
+    /// The value of a position for every square of the black king (a heatmap).
+    ///
+    /// Keeps White's pieces (and a black piece) where the FEN has them and puts the black
+    /// king on each free square in turn. Prints a grid of decimals, or JSON with --json;
+    /// with --svg FILE writes a standalone SVG heatmap with a colour scale and the exact
+    /// value of each square in its tooltip.
+    Map {
+        /// Directory holding the tables.
+        #[arg(long, default_value = "tables")]
+        tables: PathBuf,
+        /// Print JSON: rows of exact values from the top rank, null where a piece stands.
+        #[arg(long)]
+        json: bool,
+        /// Write the heatmap as SVG to this file.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
+        /// The position, e.g. '3k3R/8/3K4/8/8/8/8/8'.
+        #[arg(required = true, num_args = 1.., value_name = "FEN")]
+        fen: Vec<String>,
+    },
+    /// Plot how a run converged, from DIR/FxR/convergence.csv and DIR/FxR/summary.json.
+    ///
+    /// Per class, the number of guesses that changed at each iteration (lines) and the
+    /// failed equations at each Richman test (circles), against n on a log scale, with the
+    /// first Richman iteration marked.
+    Plot {
+        /// The run's directory, e.g. tables/8x8.
+        #[arg(value_name = "DIR/FxR")]
+        run: PathBuf,
+        /// Write the plot as SVG to this file.
+        #[arg(long, value_name = "FILE", required = true)]
+        svg: PathBuf,
+    },
+    /// Serve the tables over HTTP: a JSON API and an explorer page.
+    ///
+    /// GET /api/query?fen=… answers as `bidtb query --json`; GET /api/map?fen=… as
+    /// `bidtb map --json`; GET / is the explorer: a board to set up by clicking, the exact
+    /// value, both sides' moves (click one to play it) and a heatmap. Errors are JSON
+    /// {"error": "…"} with status 400 (bad input) or 404 (missing table). Stop with Ctrl-C.
+    Serve {
+        /// Directory holding the tables.
+        #[arg(long, default_value = "tables")]
+        tables: PathBuf,
+        /// Address to listen on (port 0 picks a free port; the address is printed).
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        addr: std::net::SocketAddr,
     },
     /// Re-check table files from their stored values alone.
     ///
@@ -123,6 +174,14 @@ pub fn main() -> ExitCode {
             generate::run(args)
         }
         Command::Query { tables, json, fen } => query::run(&tables, json, &fen.join(" ")),
+        Command::Map {
+            tables,
+            json,
+            svg,
+            fen,
+        } => map::run(&tables, json, svg.as_deref(), &fen.join(" ")),
+        Command::Plot { run, svg } => plot::run(&run, &svg),
+        Command::Serve { tables, addr } => serve::run(&tables, addr),
         Command::Verify {
             tables,
             board,

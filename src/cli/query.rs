@@ -105,7 +105,7 @@ fn human(p: &Probe, placement: &str) -> String {
 
 /// Open the board's tables, turning an absent directory into a "missing table" error that
 /// says how to generate it.
-fn open(dir: &Path, parsed: &fen::Parsed) -> Result<Tablebase, Error> {
+pub(super) fn open(dir: &Path, parsed: &fen::Parsed) -> Result<Tablebase, Error> {
     Tablebase::open_board(dir, parsed.board).map_err(|e| match e {
         Error::Io { ref source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
             let material: Material = parsed.position.material();

@@ -1,6 +1,11 @@
-//! Shared by the command-line tests: run the `bidtb` binary.
+//! Shared by the command-line tests: run the `bidtb` binary, the 8x8 tables (generated once
+//! per build of the binary and shared by every test that needs them), and a `bidtb serve`
+//! process on a free port.
+#![allow(dead_code)] // Each test binary uses some of these.
 
-use std::process::Command;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 
 /// Run `bidtb` with `args`; its exit code, stdout and stderr.
 pub fn bidtb(args: &[&str]) -> (i32, String, String) {
@@ -13,4 +18,88 @@ pub fn bidtb(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// The 8x8 tables made by `bidtb generate --out ROOT --json -q` with this build of the
+/// binary: ROOT and the summary it printed. The first test to ask runs the generator (about
+/// two minutes in release mode); later ones, in this or another test binary, reuse its
+/// output. A new build of the binary makes new tables.
+pub fn tables_8x8() -> (PathBuf, serde_json::Value) {
+    let bin = Path::new(env!("CARGO_BIN_EXE_bidtb"));
+    let meta = std::fs::metadata(bin).expect("the binary");
+    let built = meta
+        .modified()
+        .expect("mtime")
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_nanos();
+    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let name = format!("tables-8x8-{built:x}-{:x}", meta.len());
+    let root = base.join(&name);
+    std::fs::create_dir_all(&base).unwrap();
+    // One generator at a time, even across test binaries run in parallel.
+    let lock = std::fs::File::create(base.join("tables-8x8.lock")).unwrap();
+    lock.lock().unwrap();
+    let printed = root.join("generate.json");
+    if !printed.exists() {
+        for old in std::fs::read_dir(&base).unwrap().flatten() {
+            let n = old.file_name().to_string_lossy().into_owned();
+            if n.starts_with("tables-8x8-") && n != name && old.path().is_dir() {
+                let _ = std::fs::remove_dir_all(old.path());
+            }
+        }
+        let (code, stdout, stderr) =
+            bidtb(&["generate", "--out", root.to_str().unwrap(), "--json", "-q"]);
+        assert_eq!(code, 0, "{stderr}");
+        let tmp = root.join("generate.json.tmp");
+        std::fs::write(&tmp, &stdout).unwrap();
+        std::fs::rename(&tmp, &printed).unwrap();
+    }
+    let summary = serde_json::from_str(&std::fs::read_to_string(&printed).unwrap()).unwrap();
+    (root, summary)
+}
+
+/// A `bidtb serve` process on a free port of 127.0.0.1, stopped with SIGTERM when dropped.
+pub struct Server {
+    child: Child,
+    /// `http://127.0.0.1:PORT/`.
+    pub url: String,
+}
+
+impl Server {
+    /// Serve the tables under `root`.
+    pub fn start(root: &Path) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_bidtb"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--tables"])
+            .arg(root)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("first line: {line:?}"))
+            .to_string();
+        Server { child, url }
+    }
+
+    /// Stop with SIGTERM and return the exit code.
+    pub fn stop(mut self) -> Option<i32> {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        self.child.wait().ok().and_then(|s| s.code())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

@@ -1,0 +1,68 @@
+//! `bidtb map`: the value of a position for every square of the black king, as a text grid,
+//! JSON, or a standalone SVG heatmap.
+
+use std::io::Write;
+use std::path::Path;
+
+use num_traits::ToPrimitive;
+
+use crate::atomic;
+use crate::error::Error;
+use crate::fen;
+use crate::map::ValueMap;
+use crate::svg;
+
+/// The grid as text: three decimals per square, the pieces by their letters.
+fn human(map: &ValueMap) -> String {
+    let mut out = format!(
+        "{} {}  {}: value with the black king on each square\n\n",
+        map.board, map.class, map.fen
+    );
+    let pieces: std::collections::HashMap<u8, char> =
+        map.pieces.iter().map(|&(s, c)| (s.0, c)).collect();
+    for (r, row) in map.rows().iter().enumerate() {
+        out += &format!("{:>4} ", map.board.ranks() as usize - r);
+        for &s in row {
+            let cell = match map.at(s) {
+                Some(v) => format!("{:.3}", v.to_f64().unwrap_or(f64::NAN)),
+                None => format!("  {}  ", pieces.get(&s.0).copied().unwrap_or('?')),
+            };
+            out += &format!(" {cell}");
+        }
+        out.push('\n');
+    }
+    out += "     ";
+    for f in 0..map.board.files() {
+        out += &format!("   {}  ", (b'a' + f) as char);
+    }
+    out.push('\n');
+    out
+}
+
+pub(super) fn run(
+    dir: &Path,
+    json: bool,
+    svg_out: Option<&Path>,
+    text: &str,
+) -> Result<(), (u8, Error)> {
+    let fail = |e: Error| (super::exit_code(&e), e);
+    let parsed = fen::parse(text).map_err(fail)?;
+    let tables = super::query::open(dir, &parsed).map_err(fail)?;
+    let map = ValueMap::of_fen(&tables, text).map_err(fail)?;
+    if let Some(path) = svg_out {
+        atomic::write_atomic(path, svg::heatmap(&map).as_bytes()).map_err(fail)?;
+        eprintln!("wrote {}", path.display());
+        if !json {
+            return Ok(());
+        }
+    }
+    let out = if json {
+        format!("{}\n", map.to_json())
+    } else {
+        human(&map)
+    };
+    std::io::stdout()
+        .lock()
+        .write_all(out.as_bytes())
+        .map_err(|e| (1, Error::io("stdout", e)))
+}

@@ -1,0 +1,122 @@
+//! Value maps: for a position, the value with the black king on each square of the board and
+//! everything else where it is (the heatmap of `bidtb map` and of `/api/map`).
+
+use num_traits::{One, ToPrimitive};
+use serde_json::json;
+
+use crate::error::Error;
+use crate::fen;
+use crate::geometry::{Board, Square};
+use crate::guess::Value;
+use crate::probe::{Tablebase, fraction};
+
+/// The value of a position for every square of the black king.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValueMap {
+    /// The board.
+    pub board: Board,
+    /// The position asked about, as a FEN placement.
+    pub fen: String,
+    /// The class as queried (`KRvK`, `KvKN`, ...).
+    pub class: String,
+    /// Where the black king is in the position asked about.
+    pub black_king: Square,
+    /// The squares of the other pieces, with their FEN letters.
+    pub pieces: Vec<(Square, char)>,
+    /// Per square (indexed by [`Square`]), the value with the black king there; None where
+    /// another piece stands.
+    pub values: Vec<Option<Value>>,
+}
+
+impl ValueMap {
+    /// The map of a FEN's position.
+    pub fn of_fen(tb: &Tablebase, text: &str) -> Result<ValueMap, Error> {
+        let parsed = fen::parse(text)?;
+        let (board, pos, mirrored) = (parsed.board, parsed.position, parsed.mirrored);
+        // The tables hold the white-piece form; with a black piece the real black king is
+        // the mirror's white king, on the flipped square.
+        let to_table = |s: Square| if mirrored { board.flip_ranks(s) } else { s };
+        let moving = if mirrored { pos.wk } else { pos.bk };
+        let fixed_king = if mirrored { pos.bk } else { pos.wk };
+        let mut values = Vec::with_capacity(board.len());
+        let mut pieces = Vec::new();
+        for s in board.squares() {
+            let t = to_table(s);
+            if t == fixed_king {
+                pieces.push((s, if mirrored { 'k' } else { 'K' }));
+                values.push(None);
+                continue;
+            }
+            if let Some((p, _)) = pos.piece.filter(|&(_, q)| q == t) {
+                let c = p.letter();
+                pieces.push((s, if mirrored { c.to_ascii_lowercase() } else { c }));
+                values.push(None);
+                continue;
+            }
+            let mut there = pos;
+            if mirrored {
+                there.wk = t;
+            } else {
+                there.bk = t;
+            }
+            let v = tb.value(board, &there)?;
+            values.push(Some(if mirrored { Value::one() - v } else { v }));
+        }
+        let probe_class = match (mirrored, pos.material().0) {
+            (true, Some(p)) => format!("KvK{}", p.letter()),
+            _ => pos.material().to_string(),
+        };
+        Ok(ValueMap {
+            board,
+            fen: fen::write(board, &pos, mirrored),
+            class: probe_class,
+            black_king: to_table(moving),
+            pieces,
+            values,
+        })
+    }
+
+    /// The value with the black king on `s` (None where another piece stands).
+    pub fn at(&self, s: Square) -> Option<&Value> {
+        self.values[s.0 as usize].as_ref()
+    }
+
+    /// The squares rank by rank from the top (as in a FEN), files from a.
+    pub fn rows(&self) -> Vec<Vec<Square>> {
+        let b = self.board;
+        (0..b.ranks() as i32)
+            .rev()
+            .map(|r| {
+                (0..b.files() as i32)
+                    .map(|f| b.square(f, r).expect("on the board"))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The JSON of `/api/map`: `rows` holds the exact values (`"p/q"`, null where a piece
+    /// stands) rank by rank from the top, files from a; `approx` the same as numbers.
+    pub fn to_json(&self) -> serde_json::Value {
+        let rows = self.rows();
+        let exact: Vec<Vec<Option<String>>> = rows
+            .iter()
+            .map(|r| r.iter().map(|&s| self.at(s).map(fraction)).collect())
+            .collect();
+        let approx: Vec<Vec<Option<f64>>> = rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(|&s| self.at(s).and_then(|v| v.to_f64()))
+                    .collect()
+            })
+            .collect();
+        json!({
+            "board": self.board.to_string(),
+            "fen": self.fen,
+            "class": self.class,
+            "black_king": self.board.square_name(self.black_king),
+            "rows": exact,
+            "approx": approx,
+        })
+    }
+}

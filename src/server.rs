@@ -1,0 +1,169 @@
+//! The HTTP side: a JSON API over the memory-mapped tables and the explorer page.
+//!
+//! - `GET /api/query?fen=…`: the JSON of `bidtb query --json`;
+//! - `GET /api/map?fen=…`: the JSON of `bidtb map --json`;
+//! - `GET /api/boards`: the boards with tables;
+//! - `GET /`: the explorer page (its script and style sheet are served by the binary too).
+//!
+//! Errors are `{"error": "…"}` with status 400 for bad input (FEN, position, parameters),
+//! 404 for a missing table or an unknown path, 500 for a table that fails at run time. All
+//! requests share one [`Tablebase`]: its tables are memory maps, never copied.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::error::Error;
+use crate::map::ValueMap;
+use crate::probe::Tablebase;
+
+const PAGE: &str = include_str!("explorer/index.html");
+const SCRIPT: &str = include_str!("explorer/explorer.js");
+const STYLE: &str = include_str!("explorer/explorer.css");
+
+/// The status an error answers with.
+pub fn status(e: &Error) -> StatusCode {
+    match e {
+        Error::BoardSize(_) | Error::Position(_) | Error::Fen { .. } | Error::Material(_) => {
+            StatusCode::BAD_REQUEST
+        }
+        Error::MissingTable { .. } => StatusCode::NOT_FOUND,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+fn error(code: StatusCode, text: impl Into<String>) -> Response {
+    (code, axum::Json(json!({"error": text.into()}))).into_response()
+}
+
+fn answer(result: Result<serde_json::Value, Error>) -> Response {
+    match result {
+        Ok(v) => axum::Json(v).into_response(),
+        Err(e) => error(status(&e), e.to_string()),
+    }
+}
+
+/// The query string of the API: one FEN.
+#[derive(Deserialize)]
+struct FenParam {
+    fen: Option<String>,
+}
+
+/// Answer a request that names a FEN with `f`, or with 400 when the FEN is missing or the
+/// query string cannot be read.
+fn with_fen(
+    q: Result<Query<FenParam>, QueryRejection>,
+    f: impl FnOnce(&str) -> Result<serde_json::Value, Error>,
+) -> Response {
+    match q {
+        Ok(Query(FenParam { fen: Some(fen) })) if !fen.trim().is_empty() => answer(f(&fen)),
+        Ok(_) => error(
+            StatusCode::BAD_REQUEST,
+            "missing parameter fen, e.g. /api/query?fen=3k3R/8/3K4/8/8/8/8/8",
+        ),
+        Err(e) => error(StatusCode::BAD_REQUEST, e.body_text()),
+    }
+}
+
+async fn query(
+    State(tb): State<Arc<Tablebase>>,
+    q: Result<Query<FenParam>, QueryRejection>,
+) -> Response {
+    with_fen(q, |fen| tb.probe_fen(fen).map(|p| p.to_json()))
+}
+
+async fn map(
+    State(tb): State<Arc<Tablebase>>,
+    q: Result<Query<FenParam>, QueryRejection>,
+) -> Response {
+    with_fen(q, |fen| ValueMap::of_fen(&tb, fen).map(|m| m.to_json()))
+}
+
+async fn boards(State(tb): State<Arc<Tablebase>>) -> Response {
+    let list: Vec<String> = tb.boards().map(|b| b.to_string()).collect();
+    axum::Json(json!({ "boards": list })).into_response()
+}
+
+fn asset(kind: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, kind),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// The routes, over one shared tablebase.
+pub fn router(tb: Arc<Tablebase>) -> Router {
+    Router::new()
+        .route(
+            "/",
+            get(|| async { asset("text/html; charset=utf-8", PAGE) }),
+        )
+        .route(
+            "/explorer.js",
+            get(|| async { asset("text/javascript; charset=utf-8", SCRIPT) }),
+        )
+        .route(
+            "/explorer.css",
+            get(|| async { asset("text/css; charset=utf-8", STYLE) }),
+        )
+        .route("/api/query", get(query))
+        .route("/api/map", get(map))
+        .route("/api/boards", get(boards))
+        .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page") })
+        .with_state(tb)
+}
+
+/// Serve until Ctrl-C or SIGTERM; `ready` gets the bound address once listening.
+pub fn serve(tb: Tablebase, addr: SocketAddr, ready: impl FnOnce(SocketAddr)) -> Result<(), Error> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::io("the server's runtime", e))?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| Error::io(addr.to_string(), e))?;
+        let bound = listener
+            .local_addr()
+            .map_err(|e| Error::io(addr.to_string(), e))?;
+        ready(bound);
+        axum::serve(listener, router(Arc::new(tb)))
+            .with_graceful_shutdown(shutdown())
+            .await
+            .map_err(|e| Error::io(bound.to_string(), e))
+    })
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = interrupt => {},
+        _ = terminate => {},
+    }
+}

@@ -1,0 +1,108 @@
+//! The explorer page end to end in real headless Chromium (Debian's `chromium`, driven by
+//! `tests/e2e/explorer.mjs` through playwright-core; `.ci/run` installs both), against
+//! `bidtb serve` on the 8x8 tables: the SPEC position's value and best moves read off the
+//! page, a move played and pieces placed by clicking, the heatmap, and the SVGs of
+//! `bidtb map` and `bidtb plot` rendered. Screenshots go to `target/tmp/e2e/`.
+
+mod common;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{Server, bidtb, tables_8x8};
+
+const FEN: &str = "3k3R/8/3K4/8/8/8/8/8"; // WK d6, WR h8 / BK d8
+
+fn require(path: &Path, how: &str) {
+    assert!(path.exists(), "{} is missing: {how}", path.display());
+}
+
+#[test]
+fn explorer_page_in_chromium() {
+    let (root, _) = tables_8x8();
+    let e2e = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e");
+    let chromium = std::env::var("BIDTB_CHROMIUM").unwrap_or("/usr/bin/chromium".into());
+    require(
+        Path::new(&chromium),
+        "install Debian's chromium (apt-get install chromium), or run bash .ci/run",
+    );
+    require(
+        &e2e.join("node_modules/playwright-core"),
+        "run `npm ci --prefix tests/e2e` (bash .ci/run does)",
+    );
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e");
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).unwrap();
+    let (map_svg, plot_svg) = (out.join("map.svg"), out.join("plot.svg"));
+    let tables = root.to_str().unwrap();
+    let (code, _, stderr) = bidtb(&[
+        "map",
+        "--tables",
+        tables,
+        FEN,
+        "--svg",
+        map_svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let run = root.join("8x8");
+    let (code, _, stderr) = bidtb(&[
+        "plot",
+        run.to_str().unwrap(),
+        "--svg",
+        plot_svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let (_, map_json, _) = bidtb(&["map", "--tables", tables, "--json", FEN]);
+    let map: serde_json::Value = serde_json::from_str(&map_json).unwrap();
+
+    let server = Server::start(&root);
+    let node = Command::new("node")
+        .arg(e2e.join("explorer.mjs"))
+        .args([&server.url, out.to_str().unwrap()])
+        .args([&map_svg, &plot_svg])
+        .env("BIDTB_CHROMIUM", &chromium)
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&node.stdout);
+    assert!(
+        node.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&node.stderr)
+    );
+    let read: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+
+    // SPEC §4: 3/4, the rook takes the king along the eighth rank; Black steps off it.
+    assert_eq!(read["value"], "3/4");
+    assert_eq!(read["decimal"], "0.75");
+    assert_eq!(read["best_white"], "h8d8 → 1/1");
+    assert_eq!(read["best_black"], "d8c7 → 1/2");
+    assert_eq!(read["bid"], "1/4");
+    assert_eq!(read["best_marked"], serde_json::json!(["h8d8"]));
+    assert_eq!(read["white_moves"].as_array().unwrap().len(), 19);
+    // Playing d8c7 by clicking it, then placing pieces by clicking squares.
+    assert_eq!(read["after_d8c7"], "1/2");
+    assert_eq!(read["bare_kings"], "1/2");
+    assert_eq!(read["queen_fen"], "7Q/2k5/3K4/8/8/8/8/8");
+    // The heatmap: the black king's own square has the position's value, c8 what the API
+    // says (Black's d8c8 leads there: 3/4), the rook's square none.
+    assert_eq!(read["heat_d8"], "3/4");
+    assert_eq!(read["heat_c8"], map["rows"][0][2]);
+    assert_eq!(read["heat_c8"], "3/4");
+    assert_eq!(read["heat_h8"], serde_json::Value::Null);
+    assert_eq!(read["heat_squares"], 62);
+    assert_eq!(read["page_errors"], serde_json::json!([]));
+    // The SVGs.
+    assert_eq!(read["map_squares"], 62);
+    assert_eq!(read["map_d8_title"], "d8: 3/4 ≈ 0.75");
+    assert_eq!(read["plot_classes"].as_array().unwrap().len(), 6);
+    assert_eq!(read["plot_first"], "first Richman iteration: 2644");
+    for name in [
+        "explorer.png",
+        "explorer-heatmap.png",
+        "map.png",
+        "plot.png",
+    ] {
+        let size = std::fs::metadata(out.join(name)).unwrap().len();
+        assert!(size > 10_000, "{name}: {size} bytes");
+    }
+    assert_eq!(server.stop(), Some(0), "SIGTERM stops the server cleanly");
+}
