@@ -28,11 +28,13 @@ use crate::geometry::Board;
 /// as the simplest rational between them until the guesses satisfy every equation.
 ///
 /// Typical use: `bidtb generate` (8x8, about two minutes), then
-/// `bidtb query '3k3R/8/3K4/8/8/8/8/8'`, and `bidtb verify` to re-prove the files.
+/// `bidtb query '3k3R/8/3K4/8/8/8/8/8'`, `bidtb verify` to re-prove the files, and
+/// `bidtb serve` to explore them in a browser at http://127.0.0.1:8080/.
 ///
 /// Exit status: 0 success; 1 run-time failure (write error, missing or corrupt table or
 /// checkpoint, failed certificate or verification, too little memory); 2 bad arguments,
-/// FEN or position; 130 interrupted by Ctrl-C or SIGTERM.
+/// FEN or position; 130 a run of `generate` interrupted by Ctrl-C or SIGTERM (`serve` stops
+/// on them with 0).
 #[derive(Parser, Debug)]
 #[command(name = "bidtb", version, about, long_about)]
 pub struct Cli {
