@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::fen;
 use crate::geometry::{Board, Square};
 use crate::guess::Value;
-use crate::probe::{Tablebase, fraction};
+use crate::probe::{Tablebase, class_as_queried, fraction};
 
 /// The value of a position for every square of the black king.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,14 +62,10 @@ impl ValueMap {
             let v = tb.value(board, &there)?;
             values.push(Some(if mirrored { Value::one() - v } else { v }));
         }
-        let probe_class = match (mirrored, pos.material().0) {
-            (true, Some(p)) => format!("KvK{}", p.letter()),
-            _ => pos.material().to_string(),
-        };
         Ok(ValueMap {
             board,
             fen: fen::write(board, &pos, mirrored),
-            class: probe_class,
+            class: class_as_queried(&pos, mirrored),
             black_king: to_table(moving),
             pieces,
             values,
@@ -79,6 +75,11 @@ impl ValueMap {
     /// The value with the black king on `s` (None where another piece stands).
     pub fn at(&self, s: Square) -> Option<&Value> {
         self.values[s.0 as usize].as_ref()
+    }
+
+    /// The FEN letter of the piece on `s` other than the black king, if any.
+    pub fn piece_at(&self, s: Square) -> Option<char> {
+        self.pieces.iter().find(|&&(q, _)| q == s).map(|&(_, c)| c)
     }
 
     /// The squares rank by rank from the top (as in a FEN), files from a.

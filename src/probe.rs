@@ -189,6 +189,15 @@ impl Probe {
     }
 }
 
+/// The class of the position asked about: `KRvK`, or `KvKR` when `pos` is the mirror of a
+/// position with a black rook.
+pub fn class_as_queried(pos: &Position, mirrored: bool) -> String {
+    match (mirrored, pos.material().0) {
+        (true, Some(p)) => format!("KvK{}", p.letter()),
+        _ => pos.material().to_string(),
+    }
+}
+
 fn level(l: u32) -> Option<u32> {
     (l != table::UNREACHED).then_some(l)
 }
@@ -388,11 +397,7 @@ impl Tablebase {
         };
         let bid = (signed(x_w) - signed(x_b)) / BigInt::from(2);
         let zugzwang = x_w.cmp(x_b) == Ordering::Less;
-        let material = pos.material();
-        let class = match (mirrored, material.0) {
-            (true, Some(p)) => format!("KvK{}", p.letter()),
-            _ => material.to_string(),
-        };
+        let class = class_as_queried(pos, mirrored);
         Ok(Probe {
             board,
             class,

@@ -64,8 +64,6 @@ pub fn heatmap(map: &ValueMap) -> String {
         esc(&map.fen),
         esc(&map.class)
     );
-    let pieces: std::collections::HashMap<u8, char> =
-        map.pieces.iter().map(|&(s, c)| (s.0, c)).collect();
     for (r, row) in map.rows().iter().enumerate() {
         for (f, &s) in row.iter().enumerate() {
             let (x, y) = (left + f * CELL, top + r * CELL);
@@ -100,7 +98,7 @@ pub fn heatmap(map: &ValueMap) -> String {
                     }
                 }
                 None => {
-                    let c = pieces.get(&s.0).copied().unwrap_or('?');
+                    let c = map.piece_at(s).unwrap_or('?');
                     let white = c.is_ascii_uppercase();
                     let (disc, ink) = if white {
                         ("#fff", "#000")

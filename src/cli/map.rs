@@ -18,14 +18,12 @@ fn human(map: &ValueMap) -> String {
         "{} {}  {}: value with the black king on each square\n\n",
         map.board, map.class, map.fen
     );
-    let pieces: std::collections::HashMap<u8, char> =
-        map.pieces.iter().map(|&(s, c)| (s.0, c)).collect();
     for (r, row) in map.rows().iter().enumerate() {
         out += &format!("{:>4} ", map.board.ranks() as usize - r);
         for &s in row {
             let cell = match map.at(s) {
                 Some(v) => format!("{:.3}", v.to_f64().unwrap_or(f64::NAN)),
-                None => format!("  {}  ", pieces.get(&s.0).copied().unwrap_or('?')),
+                None => format!("  {}  ", map.piece_at(s).unwrap_or('?')),
             };
             out += &format!(" {cell}");
         }
