@@ -387,12 +387,15 @@ fn plot_draws_the_convergence_record() {
         serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
     let first = summary["first_richman_iteration"].as_u64().unwrap();
     let svg = dir.path().join("plot.svg");
-    let (code, _, stderr) = bidtb(&[
-        "plot",
-        run.to_str().unwrap(),
-        "--svg",
-        svg.to_str().unwrap(),
-    ]);
+    let plot = || {
+        bidtb(&[
+            "plot",
+            run.to_str().unwrap(),
+            "--svg",
+            svg.to_str().unwrap(),
+        ])
+    };
+    let (code, _, stderr) = plot();
     assert_eq!(code, 0, "{stderr}");
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.contains(&format!("first Richman iteration: {first}")));
@@ -402,21 +405,11 @@ fn plot_draws_the_convergence_record() {
     let mut damaged = std::fs::read_to_string(&csv).unwrap();
     damaged.push_str("12,x\n");
     std::fs::write(&csv, damaged).unwrap();
-    let (code, _, stderr) = bidtb(&[
-        "plot",
-        run.to_str().unwrap(),
-        "--svg",
-        svg.to_str().unwrap(),
-    ]);
+    let (code, _, stderr) = plot();
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("convergence.csv: line"), "{stderr}");
     std::fs::remove_file(&csv).unwrap();
-    let (code, _, stderr) = bidtb(&[
-        "plot",
-        run.to_str().unwrap(),
-        "--svg",
-        svg.to_str().unwrap(),
-    ]);
+    let (code, _, stderr) = plot();
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("convergence.csv"), "{stderr}");
     let (code, _, stderr) = bidtb(&["plot", run.to_str().unwrap()]);

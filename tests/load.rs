@@ -6,6 +6,8 @@
 mod common;
 use std::time::{Duration, Instant};
 
+use bidtb::position::Material;
+use bidtb::{Board, fen, index};
 use common::{Server, tables_8x8};
 
 const CLIENTS: usize = 50;
@@ -13,59 +15,23 @@ const QUERIES: usize = 20_000;
 
 /// A deterministic mix of 8x8 positions: every class, white and black pieces.
 fn positions(count: usize) -> Vec<String> {
+    let board = Board::new(8, 8).unwrap();
     let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = |m: u64| {
+    let mut next = |m: usize| {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
-        (state % m) as usize
+        (state % m as u64) as usize
     };
     let mut out = Vec::with_capacity(count);
     while out.len() < count {
-        let mut grid = [['.'; 8]; 8];
-        let mut put =
-            |c: char, ranks: std::ops::Range<usize>, next: &mut dyn FnMut(u64) -> usize| loop {
-                let (f, r) = (
-                    next(8),
-                    ranks.start + next((ranks.end - ranks.start) as u64),
-                );
-                if grid[r][f] == '.' {
-                    grid[r][f] = c;
-                    break;
-                }
-            };
-        put('K', 0..8, &mut next);
-        put('k', 0..8, &mut next);
-        let extra = ['Q', 'R', 'B', 'N', 'P', 'q', 'r', 'b', 'n', 'p', ' '][next(11)];
-        match extra {
-            ' ' => {}
-            'P' | 'p' => put(extra, 1..7, &mut next),
-            c => put(c, 0..8, &mut next),
+        let material = Material::ALL[next(Material::ALL.len())];
+        let keys = board.len().pow(if material.0.is_some() { 3 } else { 2 });
+        let pos = index::position_of_key(board, material, next(keys));
+        if pos.validate(board).is_ok() {
+            let black = material.0.is_some() && next(2) == 1;
+            out.push(fen::write(board, &pos, black));
         }
-        let rows: Vec<String> = grid
-            .iter()
-            .rev()
-            .map(|row| {
-                let mut s = String::new();
-                let mut run = 0;
-                for &c in row {
-                    if c == '.' {
-                        run += 1;
-                    } else {
-                        if run > 0 {
-                            s += &run.to_string();
-                        }
-                        run = 0;
-                        s.push(c);
-                    }
-                }
-                if run > 0 {
-                    s += &run.to_string();
-                }
-                s
-            })
-            .collect();
-        out.push(rows.join("/"));
     }
     out
 }
