@@ -8,6 +8,10 @@ use bidtb::kernel::Kernel;
 use criterion::{Criterion, criterion_group, criterion_main};
 use num_bigint::BigUint;
 
+/// The allocator the `bidtb` binary uses, so that the figures match it.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn board() -> bidtb::Board {
     "8x8".parse().unwrap()
 }

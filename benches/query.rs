@@ -11,6 +11,10 @@ use bidtb::generate::{Options, Silent, solve};
 use bidtb::probe::Tablebase;
 use criterion::{Criterion, criterion_group, criterion_main};
 
+/// The allocator the `bidtb` binary uses, so that the figures match it.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The tables directory and board to use, and the temporary directory to keep alive.
 fn tables() -> (PathBuf, Board, Option<tempfile::TempDir>) {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tables");
