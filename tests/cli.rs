@@ -347,15 +347,9 @@ fn map_prints_text_json_and_svg() {
     let (_, q, _) = bidtb(&["query", "--tables", tables, "--json", fen]);
     let q: serde_json::Value = serde_json::from_str(&q).unwrap();
     assert_eq!(v["rows"][0][3], q["value"]);
+    let map_svg = |path: &str| bidtb(&["map", "--tables", tables, fen, "--svg", path]);
     let svg = dir.path().join("map.svg");
-    let (code, _, stderr) = bidtb(&[
-        "map",
-        "--tables",
-        tables,
-        fen,
-        "--svg",
-        svg.to_str().unwrap(),
-    ]);
+    let (code, _, stderr) = map_svg(svg.to_str().unwrap());
     assert_eq!(code, 0, "{stderr}");
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
@@ -367,14 +361,7 @@ fn map_prints_text_json_and_svg() {
     let (code, _, stderr) = bidtb(&["map", "--tables", tables, "2k/1R1/K2"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("missing table"), "{stderr}");
-    let (code, _, stderr) = bidtb(&[
-        "map",
-        "--tables",
-        tables,
-        fen,
-        "--svg",
-        "/nonexistent/m.svg",
-    ]);
+    let (code, _, stderr) = map_svg("/nonexistent/m.svg");
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("/nonexistent/m.svg"), "{stderr}");
 }
