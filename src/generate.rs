@@ -4,6 +4,7 @@
 //! All classes of a board are iterated jointly (promotions and captures link them), which is
 //! how the published iteration count is defined.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::time::Instant;
@@ -38,17 +39,23 @@ pub struct Options {
     /// record how many equations fail as the run goes (`convergence.csv`). Like
     /// `check_every`, it changes no value and no first Richman iteration.
     pub measure_every: u32,
+    /// Every this many iterations (0: never), look for material classes whose guesses are
+    /// proved final by the certificate, and retire from the kernel those of their positions
+    /// that no unproved position needs. Retired positions keep their final guesses; no
+    /// value, last change or first Richman iteration depends on this.
+    pub retire_every: u32,
 }
 
 impl Options {
     /// Defaults for a board: no cap, a Richman test after 16 quiet iterations and at every
-    /// 256th iteration.
+    /// 256th iteration, a look for classes to retire every 32 iterations.
     pub fn new(board: Board) -> Options {
         Options {
             board,
             max_iterations: None,
             check_every: 16,
             measure_every: 256,
+            retire_every: 32,
         }
     }
 }
@@ -121,6 +128,8 @@ pub struct Timings {
     pub richman_tests: f64,
     /// The certificate: exact equations and both closures.
     pub certify: f64,
+    /// Looking for classes to retire (part of `iterate`).
+    pub retirement: f64,
 }
 
 /// What the kernel's shortcuts achieved by the end of the run.
@@ -136,6 +145,14 @@ pub struct KernelStats {
     pub frozen_beta: usize,
     /// Limbs per value at the end (fraction bits = 64 · limbs − 1).
     pub limbs: usize,
+    /// Positions retired by the end: their values proved final and needed by no
+    /// unproved position, so no longer computed.
+    pub retired: usize,
+    /// Per class, the iteration at which this process proved the class's guesses final
+    /// (the certificate on the class and the classes it leads to) and retired its
+    /// positions that no unproved class needed. Classes not proved before the end are
+    /// missing.
+    pub proved_at: BTreeMap<String, u32>,
 }
 
 /// Per-iteration record: how many guesses changed, per class.
@@ -216,6 +233,118 @@ fn timed<T>(obs: &dyn Observer, name: &str, seconds: &mut f64, f: impl FnOnce() 
 }
 
 /// Initial number of limbs per value: enough for `iterations` if known, else 1024 bits.
+/// Which material classes are proved final, and when to look again at the others.
+///
+/// A class's guesses are final once the certificate holds on the class and on every class
+/// its positions lead to (a set closed under moves is a game of its own, so the proof of
+/// α = β = s there needs nothing outside it). A class is looked at once its guesses have
+/// been quiet for a while; a failed look doubles the wait before the next.
+struct Retirement {
+    /// Per class, the classes reachable from it (itself included).
+    reach: Vec<Vec<bool>>,
+    class_of: Vec<u8>,
+    proved: Vec<bool>,
+    proved_at: Vec<Option<u32>>,
+    next_look: Vec<u32>,
+    wait: Vec<u32>,
+}
+
+impl Retirement {
+    fn new(index: &Index, graph: &Graph, every: u32) -> Retirement {
+        let classes = index.classes().len();
+        let class_of: Vec<u8> = (0..graph.positions())
+            .map(|i| index.class_of(i) as u8)
+            .collect();
+        let mut reach = vec![vec![false; classes]; classes];
+        for p in 0..graph.positions() {
+            let c = class_of[p] as usize;
+            reach[c][c] = true;
+            for &t in graph.white(p).iter().chain(graph.black(p)) {
+                if let Some(&d) = class_of.get(t as usize) {
+                    reach[c][d as usize] = true;
+                }
+            }
+        }
+        // Transitive closure (a handful of classes).
+        for k in 0..classes {
+            for i in 0..classes {
+                if reach[i][k] {
+                    let via = reach[k].clone();
+                    for (r, v) in reach[i].iter_mut().zip(via) {
+                        *r |= v;
+                    }
+                }
+            }
+        }
+        Retirement {
+            reach,
+            class_of,
+            proved: vec![false; classes],
+            proved_at: vec![None; classes],
+            next_look: vec![0; classes],
+            wait: vec![every.max(1); classes],
+        }
+    }
+
+    /// At iteration n: certify if a quiet class is due, and retire what that proves.
+    fn look(
+        &mut self,
+        kernel: &mut Kernel,
+        guesses: &Guesses,
+        graph: &Graph,
+        index: &Index,
+        history: &[IterationRecord],
+    ) {
+        let n = kernel.iteration();
+        let classes = self.proved.len();
+        let last_change = |c: usize| {
+            history
+                .iter()
+                .rev()
+                .find(|r| r.changed[c] > 0)
+                .map_or(0, |r| r.n)
+        };
+        let due: Vec<usize> = (0..classes)
+            .filter(|&c| !self.proved[c] && n >= self.next_look[c])
+            .filter(|&c| n - last_change(c) >= self.wait[c])
+            .collect();
+        if due.is_empty() {
+            return;
+        }
+        let cert = certificate::certify(guesses, graph);
+        let mut failing = vec![false; classes];
+        for &p in cert
+            .violations
+            .iter()
+            .chain(&cert.alpha_failures)
+            .chain(&cert.beta_failures)
+        {
+            failing[self.class_of[p as usize] as usize] = true;
+        }
+        let mut newly = false;
+        for c in 0..classes {
+            if self.proved[c] {
+                continue;
+            }
+            if (0..classes).all(|d| !self.reach[c][d] || !failing[d]) {
+                self.proved[c] = true;
+                self.proved_at[c] = Some(n);
+                newly = true;
+            } else if due.contains(&c) {
+                self.next_look[c] = n + self.wait[c];
+                self.wait[c] *= 2;
+            }
+        }
+        if newly {
+            let mut proved = vec![false; graph.positions()];
+            for (c, _) in self.proved.iter().enumerate().filter(|x| *x.1) {
+                proved[index.class_range(c)].fill(true);
+            }
+            kernel.retire(&proved);
+        }
+    }
+}
+
 fn initial_width(max_iterations: Option<u32>) -> usize {
     let bits = max_iterations.unwrap_or(1023) as usize + 1;
     bits.div_ceil(64).max(2)
@@ -365,6 +494,8 @@ pub fn solve_with(
     let mut richman_tests = Vec::new();
     let mut test_seconds = 0.0;
     let (mut kernel_seconds, mut update_seconds) = (0.0, 0.0);
+    let mut retirement = Retirement::new(&index, &graph, options.retire_every);
+    let mut retire_seconds = 0.0;
     let mut iterate_seconds = 0.0;
     let stopped = timed(obs, "iterate", &mut iterate_seconds, || {
         loop {
@@ -453,6 +584,12 @@ pub fn solve_with(
                 n: kernel.iteration(),
                 changed,
             });
+            let look_every = options.retire_every;
+            if look_every > 0 && kernel.iteration().is_multiple_of(look_every) {
+                let t = Instant::now();
+                retirement.look(&mut kernel, &guesses, &graph, &index, &history);
+                retire_seconds += t.elapsed().as_secs_f64();
+            }
             obs.iteration(kernel.iteration(), out.len(), kernel.fraction_bits());
             if let (Some(dir), Some(e)) = (&control.checkpoint_dir, every)
                 && e > 0
@@ -470,6 +607,7 @@ pub fn solve_with(
     }
     timings.iterate = iterate_seconds;
     timings.richman_tests = test_seconds;
+    timings.retirement = retire_seconds;
     timings.kernel = kernel_seconds;
     timings.guess_updates = update_seconds;
 
@@ -489,6 +627,13 @@ pub fn solve_with(
         frozen_alpha,
         frozen_beta,
         limbs: kernel.width(),
+        retired: kernel.retired(),
+        proved_at: index
+            .classes()
+            .iter()
+            .zip(&retirement.proved_at)
+            .filter_map(|(ci, at)| Some((ci.material().to_string(), (*at)?)))
+            .collect(),
     };
     let reports = index
         .classes()

@@ -6,10 +6,20 @@
 //! its own only successor, so the recursion keeps them at 1 and 0 without special cases.
 //! A capture of the king is listed first in its side's list. A side with no move at all gets
 //! the position itself as its only option (SPEC §1).
+//!
+//! **Dominated options.** A pawn that promotes to a rook or a bishop leads to a position
+//! that is never better for White than the same promotion to a queen, at every iteration:
+//! the queen has every move the rook or bishop has from the same square (and blocked by the
+//! same kings), the kings' moves are the same, and Black's options correspond one to one
+//! (capturing either piece leads to the same bare-kings position). By induction on n, αₙ
+//! and βₙ of the queen position are at least those of the other, so White's maximum is the
+//! same without the under-promotion. The graph lists these options (White's lists keep
+//! them, for the certificate and the query side); the kernel leaves them out.
 
 use rayon::prelude::*;
 
 use crate::index::Index;
+use crate::position::Piece;
 use crate::rules::{self, Outcome};
 
 /// Compressed adjacency lists (one list per node).
@@ -68,12 +78,30 @@ impl Adjacency {
     }
 }
 
+/// The targets of `moves` reached only by a promotion to a rook or bishop, each dominated by
+/// the same promotion to a queen (which `moves` holds: promotions come in all four pieces).
+fn dominated_targets(moves: &[rules::Move], target: impl Fn(Outcome) -> u32) -> Vec<u32> {
+    let by = |dominated: bool| {
+        moves
+            .iter()
+            .filter(move |m| matches!(m.promotion, Some(Piece::Rook | Piece::Bishop)) == dominated)
+            .map(|m| target(m.outcome))
+    };
+    let others: Vec<u32> = by(false).collect();
+    let mut list: Vec<u32> = by(true).filter(|t| !others.contains(t)).collect();
+    list.sort_unstable();
+    list.dedup();
+    list
+}
+
 /// Successors of every position of a board, plus the two terminal nodes.
 #[derive(Debug)]
 pub struct Graph {
     positions: usize,
     white: Adjacency,
     black: Adjacency,
+    /// Per position, the White options reached only by a promotion to a rook or bishop.
+    dominated: Adjacency,
 }
 
 impl Graph {
@@ -86,7 +114,7 @@ impl Graph {
         );
         let board = index.board();
         let (win, loss) = (n as u32, n as u32 + 1);
-        let lists: Vec<(Vec<u32>, Vec<u32>)> = (0..n)
+        let lists: Vec<(Vec<u32>, Vec<u32>, Vec<u32>)> = (0..n)
             .into_par_iter()
             .map(|i| {
                 let pos = index.position(i);
@@ -109,19 +137,25 @@ impl Graph {
                     }
                     list
                 };
+                let white_moves = rules::white_moves(board, &pos);
+                let dominated = dominated_targets(&white_moves, target);
                 (
-                    collect(rules::white_moves(board, &pos), win),
+                    collect(white_moves, win),
                     collect(rules::black_moves(board, &pos), loss),
+                    dominated,
                 )
             })
             .collect();
         let ends = || [vec![win], vec![loss]].into_iter();
         let white = Adjacency::from_lists(lists.iter().map(|l| l.0.clone()).chain(ends()));
-        let black = Adjacency::from_lists(lists.into_iter().map(|l| l.1).chain(ends()));
+        let black = Adjacency::from_lists(lists.iter().map(|l| l.1.clone()).chain(ends()));
+        let none = || [Vec::new(), Vec::new()].into_iter();
+        let dominated = Adjacency::from_lists(lists.into_iter().map(|l| l.2).chain(none()));
         Graph {
             positions: n,
             white,
             black,
+            dominated,
         }
     }
 
@@ -137,6 +171,7 @@ impl Graph {
             positions: n,
             white: Adjacency::from_lists(white.into_iter().chain(ends())),
             black: Adjacency::from_lists(black.into_iter().chain(ends())),
+            dominated: Adjacency::from_lists((0..n + 2).map(|_| Vec::new())),
         }
     }
 
@@ -172,6 +207,13 @@ impl Graph {
         self.black.get(i)
     }
 
+    /// White options of `i` that never give White more than another of its options (see
+    /// the module comment): the targets of promotions to a rook or bishop, sorted.
+    #[inline]
+    pub fn white_dominated(&self, i: usize) -> &[u32] {
+        self.dominated.get(i)
+    }
+
     /// White's adjacency lists.
     pub fn white_adjacency(&self) -> &Adjacency {
         &self.white
@@ -185,5 +227,38 @@ impl Graph {
     /// Number of edges (White's and Black's).
     pub fn edge_count(&self) -> usize {
         self.white.edge_count() + self.black.edge_count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::Board;
+
+    /// A pawn on the seventh rank: its promotions to a rook and a bishop are dominated, the
+    /// queen and knight promotions and every other move are not.
+    #[test]
+    fn under_promotions_to_rook_and_bishop_are_dominated() {
+        let board = Board::new(8, 8).unwrap();
+        let index = Index::new(board);
+        let graph = Graph::new(&index);
+        let p = crate::fen::parse("8/P7/8/8/8/4k3/8/4K3").unwrap().position;
+        let i = index.index_of(&p).unwrap();
+        let dominated = graph.white_dominated(i);
+        assert_eq!(dominated.len(), 2);
+        let mut materials: Vec<String> = dominated
+            .iter()
+            .map(|&t| index.position(t as usize).material().to_string())
+            .collect();
+        materials.sort();
+        assert_eq!(materials, ["KBvK", "KRvK"]);
+        assert!(dominated.iter().all(|t| graph.white(i).contains(t)));
+        // A position without a promotion has none.
+        let q = crate::fen::parse("8/8/P7/8/8/4k3/8/4K3").unwrap().position;
+        assert!(
+            graph
+                .white_dominated(index.index_of(&q).unwrap())
+                .is_empty()
+        );
     }
 }

@@ -17,6 +17,13 @@
 //! successor lists and drops such options for good (proved from the heads alone), so that
 //! after a while most lists hold one option and need no scan.
 //!
+//! **Retiring.** A caller that has proved some positions' values final (their guesses
+//! certified) may retire those that no other position still needs: those outside the
+//! closure, through live options, of the positions not proved. Their rows are then no
+//! longer computed nor read. Options dominated at every iteration (under-promotions, see
+//! [`crate::graph`]) are left out of the live lists from the start, which is what lets a
+//! whole class (KRvK, KBvK) stop once its values are proved.
+//!
 //! The kernel knows nothing of rationals: a caller-supplied check sees each new pair of rows
 //! while they are hot in cache (the guesses use it).
 
@@ -95,6 +102,8 @@ pub struct Kernel {
     frozen_at: Vec<[u32; 2]>,
     /// Bounds found constant from the next iteration on, frozen after the next step.
     pending: Vec<(u32, [bool; 2])>,
+    /// Per position, whether it is retired: no longer computed (see [`Kernel::retire`]).
+    retired: Vec<bool>,
 }
 
 /// `frozen_at` of a bound still moving.
@@ -289,11 +298,17 @@ impl Kernel {
         Kernel {
             frozen_at,
             pending: Vec::new(),
+            retired: vec![false; positions],
             width,
             n: 0,
             cur: 0,
             buf: [b.clone(), b],
-            white: Live::from_graph(positions, &|p| graph.white(p).to_vec()),
+            white: Live::from_graph(positions, &|p| {
+                let dominated = graph.white_dominated(p);
+                let list = graph.white(p).iter().copied();
+                list.filter(|t| dominated.binary_search(t).is_err())
+                    .collect()
+            }),
             black: Live::from_graph(positions, &|p| graph.black(p).to_vec()),
             win,
             loss,
@@ -385,6 +400,38 @@ impl Kernel {
         (sum(&self.white), sum(&self.black))
     }
 
+    /// Retire the positions marked in `proved` (one flag per position: its value is known
+    /// final) that no unproved position can reach through live options, directly or
+    /// through other positions; return how many positions are retired in all. The rows of
+    /// a retired position are no longer computed, and nothing reads them any more: the
+    /// live lists only shrink, so once outside that closure a position stays outside.
+    pub fn retire(&mut self, proved: &[bool]) -> usize {
+        let positions = self.white.len.len();
+        assert_eq!(proved.len(), positions, "one flag per position");
+        let mut needed: Vec<bool> = proved.iter().map(|&p| !p).collect();
+        let mut stack: Vec<u32> = (0..positions as u32)
+            .filter(|&p| needed[p as usize])
+            .collect();
+        while let Some(p) = stack.pop() {
+            let p = p as usize;
+            for &t in self.white.get(p).iter().chain(self.black.get(p)) {
+                if (t as usize) < positions && !needed[t as usize] {
+                    needed[t as usize] = true;
+                    stack.push(t);
+                }
+            }
+        }
+        for (r, needed) in self.retired.iter_mut().zip(needed) {
+            *r |= !needed;
+        }
+        self.retired()
+    }
+
+    /// Positions retired so far.
+    pub fn retired(&self) -> usize {
+        self.retired.iter().filter(|&&r| r).count()
+    }
+
     /// Lowest limb that may be non-zero at iteration `n`.
     fn lowest_active(&self, n: u32) -> usize {
         (self.fraction_bits() - n as usize) / 64
@@ -461,7 +508,7 @@ impl Kernel {
             buf: old,
         };
         let (white, black) = (&self.white, &self.black);
-        let frozen_at = &self.frozen_at;
+        let (frozen_at, retired) = (&self.frozen_at, &self.retired);
 
         let flagged: Vec<Vec<u32>> = new.rows[..2 * positions * width]
             .par_chunks_mut(2 * CHUNK * width)
@@ -475,6 +522,10 @@ impl Kernel {
                 let mut picks = [[0u32; 4]; CHUNK];
                 for (j, pick) in picks.iter_mut().enumerate().take(heads.len()) {
                     let p = c * CHUNK + j;
+                    if retired[p] {
+                        *pick = [p as u32; 4];
+                        continue;
+                    }
                     let (wl, bl) = (white.get(p), black.get(p));
                     let (aw, bw) = choose(&alpha, &beta, wl, win, true);
                     let (ab, bb) = choose(&alpha, &beta, bl, loss, false);
@@ -493,6 +544,9 @@ impl Kernel {
                     }
                     let [aw, ab, bw, bb] = picks[j];
                     let p = c * CHUNK + j;
+                    if retired[p] {
+                        continue;
+                    }
                     let frozen = frozen_at[p].map(|f| f != NOT_FROZEN);
                     let (arow, brow) = rows[2 * j * width..(2 * j + 2) * width].split_at_mut(width);
                     if !frozen[ALPHA] {
@@ -546,6 +600,7 @@ impl Kernel {
         let width = self.width;
         let cur = &self.buf[self.cur];
         let (white, black, frozen_at) = (&self.white, &self.black, &self.frozen_at);
+        let retired = &self.retired;
         let view = |which| View {
             width,
             which,
@@ -557,7 +612,7 @@ impl Kernel {
             .into_par_iter()
             .filter_map(|p| {
                 let f = frozen_at[p];
-                if f[ALPHA] != NOT_FROZEN && f[BETA] != NOT_FROZEN {
+                if (f[ALPHA] != NOT_FROZEN && f[BETA] != NOT_FROZEN) || retired[p] {
                     return None;
                 }
                 let settled = alpha.head(p) == beta.head(p) && alpha.row(p) == beta.row(p);
@@ -612,7 +667,7 @@ impl Kernel {
         let width = self.width;
         let cur = &self.buf[self.cur];
         let heads = &cur.heads;
-        let frozen_at = &self.frozen_at;
+        let (frozen_at, retired) = (&self.frozen_at, &self.retired);
         let (alpha, beta) = (
             View {
                 width,
@@ -642,6 +697,9 @@ impl Kernel {
                 let base = offsets[first] as usize;
                 for (j, len) in lens.iter_mut().enumerate() {
                     let p = first + j;
+                    if retired[p] {
+                        continue;
+                    }
                     let s = offsets[p] as usize - base;
                     let list = &mut targets[s..s + *len as usize];
                     let kept = if maximise {

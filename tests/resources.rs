@@ -77,13 +77,13 @@ fn too_little_memory_is_refused_before_the_run() {
 
 #[test]
 fn too_little_memory_for_wider_values_stops_cleanly() {
-    // 8x8 fits at 1023 bits per value (about 380 MB) but not at 1535 bits (about 460 MB):
+    // 8x8 fits at 1023 bits per value (about 455 MiB) but not at 1535 bits (about 532 MiB):
     // the run stops before iteration 1024 with the estimate, and writes no table.
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     let (code, stderr) = run(
         "\"$BIDTB\" generate --board 8x8 --out \"$D\" -q",
-        &[("D", d), ("BIDTB_MEMORY_LIMIT", "420M")],
+        &[("D", d), ("BIDTB_MEMORY_LIMIT", "500M")],
     );
     assert_eq!(code, 1, "{stderr}");
     assert!(
