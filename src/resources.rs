@@ -3,7 +3,7 @@
 //! the values, instead of dying half-way.
 //!
 //! The estimate is calibrated on the 8x8 run (219,592 nodes, 4.48M options, 54 limbs at
-//! the end: 792–817 MiB peak measured, 821 MiB estimated; the 15 % margin covers what the
+//! the end: 790–817 MiB peak measured, 821 MiB estimated; the 15 % margin covers what the
 //! allocator keeps): the kernel's two buffers of α and β rows and the guesses' fixed-point
 //! images (5 rows of `width` limbs per node), the successor lists (the graph's and the
 //! kernel's copy), the exact guesses with their cached prefixes, and the certificate that
@@ -100,7 +100,7 @@ mod tests {
     #[test]
     fn the_estimate_matches_the_measured_8x8_peak() {
         let est = estimate_bytes(219_592, 4_480_000, 54);
-        // Measured: 792–817 MiB peak (`/usr/bin/time -v`, with mimalloc and the
+        // Measured: 790–817 MiB peak (`/usr/bin/time -v`, with mimalloc and the
         // retirement looks), within 15 %.
         let measured = 817u64 << 20;
         assert!(
