@@ -232,7 +232,6 @@ fn timed<T>(obs: &dyn Observer, name: &str, seconds: &mut f64, f: impl FnOnce() 
     out
 }
 
-/// Initial number of limbs per value: enough for `iterations` if known, else 1024 bits.
 /// Which material classes are proved final, and when to look again at the others.
 ///
 /// A class's guesses are final once the certificate holds on the class and on every class
@@ -242,7 +241,6 @@ fn timed<T>(obs: &dyn Observer, name: &str, seconds: &mut f64, f: impl FnOnce() 
 struct Retirement {
     /// Per class, the classes reachable from it (itself included).
     reach: Vec<Vec<bool>>,
-    class_of: Vec<u8>,
     proved: Vec<bool>,
     proved_at: Vec<Option<u32>>,
     next_look: Vec<u32>,
@@ -250,11 +248,8 @@ struct Retirement {
 }
 
 impl Retirement {
-    fn new(index: &Index, graph: &Graph, every: u32) -> Retirement {
-        let classes = index.classes().len();
-        let class_of: Vec<u8> = (0..graph.positions())
-            .map(|i| index.class_of(i) as u8)
-            .collect();
+    /// `class_of`: each position's class, of `classes`.
+    fn new(class_of: &[u8], classes: usize, graph: &Graph, every: u32) -> Retirement {
         let mut reach = vec![vec![false; classes]; classes];
         for p in 0..graph.positions() {
             let c = class_of[p] as usize;
@@ -278,7 +273,6 @@ impl Retirement {
         }
         Retirement {
             reach,
-            class_of,
             proved: vec![false; classes],
             proved_at: vec![None; classes],
             next_look: vec![0; classes],
@@ -292,7 +286,7 @@ impl Retirement {
         kernel: &mut Kernel,
         guesses: &Guesses,
         graph: &Graph,
-        index: &Index,
+        class_of: &[u8],
         history: &[IterationRecord],
     ) {
         let n = kernel.iteration();
@@ -319,7 +313,7 @@ impl Retirement {
             .chain(&cert.alpha_failures)
             .chain(&cert.beta_failures)
         {
-            failing[self.class_of[p as usize] as usize] = true;
+            failing[class_of[p as usize] as usize] = true;
         }
         let mut newly = false;
         for c in 0..classes {
@@ -336,15 +330,13 @@ impl Retirement {
             }
         }
         if newly {
-            let mut proved = vec![false; graph.positions()];
-            for (c, _) in self.proved.iter().enumerate().filter(|x| *x.1) {
-                proved[index.class_range(c)].fill(true);
-            }
+            let proved: Vec<bool> = class_of.iter().map(|&c| self.proved[c as usize]).collect();
             kernel.retire(&proved);
         }
     }
 }
 
+/// Initial number of limbs per value: enough for `iterations` if known, else 1024 bits.
 fn initial_width(max_iterations: Option<u32>) -> usize {
     let bits = max_iterations.unwrap_or(1023) as usize + 1;
     bits.div_ceil(64).max(2)
@@ -494,7 +486,7 @@ pub fn solve_with(
     let mut richman_tests = Vec::new();
     let mut test_seconds = 0.0;
     let (mut kernel_seconds, mut update_seconds) = (0.0, 0.0);
-    let mut retirement = Retirement::new(&index, &graph, options.retire_every);
+    let mut retirement = Retirement::new(&class_of, classes, &graph, options.retire_every);
     let mut retire_seconds = 0.0;
     let mut iterate_seconds = 0.0;
     let stopped = timed(obs, "iterate", &mut iterate_seconds, || {
@@ -587,7 +579,7 @@ pub fn solve_with(
             let look_every = options.retire_every;
             if look_every > 0 && kernel.iteration().is_multiple_of(look_every) {
                 let t = Instant::now();
-                retirement.look(&mut kernel, &guesses, &graph, &index, &history);
+                retirement.look(&mut kernel, &guesses, &graph, &class_of, &history);
                 retire_seconds += t.elapsed().as_secs_f64();
             }
             obs.iteration(kernel.iteration(), out.len(), kernel.fraction_bits());

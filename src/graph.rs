@@ -81,10 +81,15 @@ impl Adjacency {
 /// The targets of `moves` reached only by a promotion to a rook or bishop, each dominated by
 /// the same promotion to a queen (which `moves` holds: promotions come in all four pieces).
 fn dominated_targets(moves: &[rules::Move], target: impl Fn(Outcome) -> u32) -> Vec<u32> {
+    let is_dominated = |m: &rules::Move| matches!(m.promotion, Some(Piece::Rook | Piece::Bishop));
+    // Nearly every position has no promotion: look up no target twice for those.
+    if !moves.iter().any(is_dominated) {
+        return Vec::new();
+    }
     let by = |dominated: bool| {
         moves
             .iter()
-            .filter(move |m| matches!(m.promotion, Some(Piece::Rook | Piece::Bishop)) == dominated)
+            .filter(move |m| is_dominated(m) == dominated)
             .map(|m| target(m.outcome))
     };
     let others: Vec<u32> = by(false).collect();
