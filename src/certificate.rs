@@ -231,6 +231,52 @@ pub fn certify(g: &Guesses, graph: &Graph) -> Certificate {
     }
 }
 
+/// The positions whose guesses `game`'s certificate proves final: those from which no
+/// sequence of `game`'s options reaches a position where the certificate fails (a violated
+/// equation, or a missing place in T or T′).
+///
+/// `game` must have the same nodes as the real game, and each position's options in it
+/// must be real options that include every one that can still be best, for α and for β, at
+/// every iteration from now on: the kernel's live lists ([`Kernel::live_game`]). Then the
+/// set X of positions returned is closed under `game`'s options, and on X the sequences
+/// αₙ, βₙ follow `game`'s recursion from now on. That recursion is monotone, and started
+/// from 0 and 1 it converges to s on X (the certificate on the closed set X, a game of its
+/// own); started from the current αₙ ≥ 0 and βₙ ≤ 1 it therefore ends with lim α ≥ s ≥
+/// lim β, hence α = β = s on X. The current guess s then lies in every later [αₘ, βₘ], so
+/// it never changes again.
+///
+/// [`Kernel::live_game`]: crate::kernel::Kernel::live_game
+pub fn proved_final(g: &Guesses, game: &Graph) -> Vec<bool> {
+    let cert = certify(g, game);
+    let positions = game.positions();
+    let mut proved = vec![true; positions];
+    let mut stack: Vec<u32> = Vec::new();
+    for &p in cert
+        .violations
+        .iter()
+        .chain(&cert.alpha_failures)
+        .chain(&cert.beta_failures)
+    {
+        if std::mem::take(&mut proved[p as usize]) {
+            stack.push(p);
+        }
+    }
+    // Everything that reaches a failure, by a backward walk.
+    let (white_rev, black_rev) = (
+        game.white_adjacency().reversed(game.nodes()),
+        game.black_adjacency().reversed(game.nodes()),
+    );
+    while let Some(t) = stack.pop() {
+        let t = t as usize;
+        for &p in white_rev.get(t).iter().chain(black_rev.get(t)) {
+            if (p as usize) < positions && std::mem::take(&mut proved[p as usize]) {
+                stack.push(p);
+            }
+        }
+    }
+    proved
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,5 +347,36 @@ mod tests {
         // P0's capture is greedy (level 1); P1 reaches P0 (level 2): no circling.
         assert_eq!(&c.white_levels[..2], &[1, 2]);
         assert!(c.alpha_failures.is_empty());
+    }
+
+    /// P0 and P1 are the certified pair of `two_positions`; P2 and P3 only lead to each
+    /// other (1/2 is Richman there but not proved); P4 passes the certificate itself (its
+    /// greedy moves go to P0 and P1) but has an option to P2, so it is not proved either.
+    #[test]
+    fn proved_final_excludes_failures_and_what_reaches_them() {
+        let (win, loss) = (5, 6);
+        let graph = Graph::from_lists(
+            vec![vec![win, 1], vec![0], vec![3], vec![2], vec![0, 2]],
+            vec![vec![1], vec![loss, 0], vec![3], vec![2], vec![1]],
+        );
+        let g = Guesses::from_values(vec![v(2, 3), v(1, 3), v(1, 2), v(1, 2), v(1, 2)], 2);
+        let c = certify(&g, &graph);
+        assert!(c.violations.is_empty(), "every equation holds");
+        assert_eq!(c.alpha_failures, vec![2, 3]);
+        assert_eq!(c.beta_failures, vec![2, 3]);
+        assert_eq!(
+            proved_final(&g, &graph),
+            vec![true, true, false, false, false]
+        );
+        // Cutting P4's way to the unproved pair proves it.
+        let graph = Graph::from_lists(
+            vec![vec![win, 1], vec![0], vec![3], vec![2], vec![0]],
+            vec![vec![1], vec![loss, 0], vec![3], vec![2], vec![1]],
+        );
+        let g = Guesses::from_values(vec![v(2, 3), v(1, 3), v(1, 2), v(1, 2), v(1, 2)], 2);
+        assert_eq!(
+            proved_final(&g, &graph),
+            vec![true, true, false, false, true]
+        );
     }
 }

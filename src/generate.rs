@@ -39,10 +39,11 @@ pub struct Options {
     /// record how many equations fail as the run goes (`convergence.csv`). Like
     /// `check_every`, it changes no value and no first Richman iteration.
     pub measure_every: u32,
-    /// Every this many iterations (0: never), look for material classes whose guesses are
-    /// proved final by the certificate, and retire from the kernel those of their positions
-    /// that no unproved position needs. Retired positions keep their final guesses; no
-    /// value, last change or first Richman iteration depends on this.
+    /// Look for positions whose guesses are proved final (by the certificate on the game of
+    /// the kernel's live options) after this many iterations (0: never), then after twice
+    /// as many, and so on up to eight times as many; retire from the kernel those that no
+    /// unproved position needs. Retired positions keep their final guesses; no value, last
+    /// change or first Richman iteration depends on this.
     pub retire_every: u32,
 }
 
@@ -148,9 +149,9 @@ pub struct KernelStats {
     /// Positions retired by the end: their values proved final and needed by no
     /// unproved position, so no longer computed.
     pub retired: usize,
-    /// Per class, the iteration at which this process proved the class's guesses final
-    /// (the certificate on the class and the classes it leads to) and retired its
-    /// positions that no unproved class needed. Classes not proved before the end are
+    /// Per class, the iteration at which this process had proved the guesses of all the
+    /// class's positions final (by the certificate on the game of the kernel's live
+    /// options, see [`certificate::proved_final`]). Classes not proved before the end are
     /// missing.
     pub proved_at: BTreeMap<String, u32>,
 }
@@ -232,106 +233,63 @@ fn timed<T>(obs: &dyn Observer, name: &str, seconds: &mut f64, f: impl FnOnce() 
     out
 }
 
-/// Which material classes are proved final, and when to look again at the others.
+/// Which positions are proved final, and when to look again.
 ///
-/// A class's guesses are final once the certificate holds on the class and on every class
-/// its positions lead to (a set closed under moves is a game of its own, so the proof of
-/// α = β = s there needs nothing outside it). A class is looked at once its guesses have
-/// been quiet for a while; a failed look doubles the wait before the next.
+/// A look builds the game of the kernel's live options and takes the positions whose
+/// guesses its certificate proves final ([`certificate::proved_final`]); the kernel then
+/// retires those that no unproved position needs. Each look doubles the wait before the
+/// next, up to [`MAX_WAIT_LOOKS`] intervals: the early iterations are cheap (few limbs),
+/// and a look costs about as much as a late iteration.
 struct Retirement {
-    /// Per class, the classes reachable from it (itself included).
-    reach: Vec<Vec<bool>>,
     proved: Vec<bool>,
+    /// Per class, the first look at which every position of the class was proved.
     proved_at: Vec<Option<u32>>,
-    next_look: Vec<u32>,
-    wait: Vec<u32>,
+    every: u32,
+    wait: u32,
+    next_look: u32,
 }
 
+/// The longest wait between two looks for positions to retire, in look intervals.
+const MAX_WAIT_LOOKS: u32 = 8;
+
 impl Retirement {
-    /// `class_of`: each position's class, of `classes`.
-    fn new(class_of: &[u8], classes: usize, graph: &Graph, every: u32) -> Retirement {
-        let mut reach = vec![vec![false; classes]; classes];
-        for p in 0..graph.positions() {
-            let c = class_of[p] as usize;
-            reach[c][c] = true;
-            for &t in graph.white(p).iter().chain(graph.black(p)) {
-                if let Some(&d) = class_of.get(t as usize) {
-                    reach[c][d as usize] = true;
-                }
-            }
-        }
-        // Transitive closure (a handful of classes).
-        for k in 0..classes {
-            for i in 0..classes {
-                if reach[i][k] {
-                    let via = reach[k].clone();
-                    for (r, v) in reach[i].iter_mut().zip(via) {
-                        *r |= v;
-                    }
-                }
-            }
-        }
+    /// Looks every `every` iterations (0: never).
+    fn new(positions: usize, classes: usize, every: u32) -> Retirement {
         Retirement {
-            reach,
-            proved: vec![false; classes],
+            proved: vec![false; positions],
             proved_at: vec![None; classes],
-            next_look: vec![0; classes],
-            wait: vec![every.max(1); classes],
+            every,
+            wait: every,
+            next_look: every,
         }
     }
 
-    /// At iteration n: certify if a quiet class is due, and retire what that proves.
-    fn look(
-        &mut self,
-        kernel: &mut Kernel,
-        guesses: &Guesses,
-        graph: &Graph,
-        class_of: &[u8],
-        history: &[IterationRecord],
-    ) {
+    /// At the kernel's iteration: if a look is due, prove what can be, retire what that
+    /// allows.
+    fn look(&mut self, kernel: &mut Kernel, guesses: &Guesses, class_of: &[u8]) {
         let n = kernel.iteration();
-        let classes = self.proved.len();
-        let last_change = |c: usize| {
-            history
-                .iter()
-                .rev()
-                .find(|r| r.changed[c] > 0)
-                .map_or(0, |r| r.n)
-        };
-        let due: Vec<usize> = (0..classes)
-            .filter(|&c| !self.proved[c] && n >= self.next_look[c])
-            .filter(|&c| n - last_change(c) >= self.wait[c])
-            .collect();
-        if due.is_empty() {
+        if self.every == 0 || n < self.next_look {
             return;
         }
-        let cert = certificate::certify(guesses, graph);
-        let mut failing = vec![false; classes];
-        for &p in cert
-            .violations
-            .iter()
-            .chain(&cert.alpha_failures)
-            .chain(&cert.beta_failures)
-        {
-            failing[class_of[p as usize] as usize] = true;
-        }
+        let now = certificate::proved_final(guesses, &kernel.live_game());
         let mut newly = false;
-        for c in 0..classes {
-            if self.proved[c] {
-                continue;
-            }
-            if (0..classes).all(|d| !self.reach[c][d] || !failing[d]) {
-                self.proved[c] = true;
-                self.proved_at[c] = Some(n);
-                newly = true;
-            } else if due.contains(&c) {
-                self.next_look[c] = n + self.wait[c];
-                self.wait[c] *= 2;
-            }
+        for (p, now) in self.proved.iter_mut().zip(now) {
+            newly |= now && !*p;
+            *p |= now;
         }
         if newly {
-            let proved: Vec<bool> = class_of.iter().map(|&c| self.proved[c as usize]).collect();
-            kernel.retire(&proved);
+            kernel.retire(&self.proved);
+        }
+        self.wait = (2 * self.wait).min(MAX_WAIT_LOOKS * self.every);
+        self.next_look = n + self.wait;
+        let mut all = vec![true; self.proved_at.len()];
+        for (&c, &p) in class_of.iter().zip(&self.proved) {
+            all[c as usize] &= p;
+        }
+        for (at, all) in self.proved_at.iter_mut().zip(all) {
+            if all && at.is_none() {
+                *at = Some(n);
+            }
         }
     }
 }
@@ -486,7 +444,7 @@ pub fn solve_with(
     let mut richman_tests = Vec::new();
     let mut test_seconds = 0.0;
     let (mut kernel_seconds, mut update_seconds) = (0.0, 0.0);
-    let mut retirement = Retirement::new(&class_of, classes, &graph, options.retire_every);
+    let mut retirement = Retirement::new(graph.positions(), classes, options.retire_every);
     let mut retire_seconds = 0.0;
     let mut iterate_seconds = 0.0;
     let stopped = timed(obs, "iterate", &mut iterate_seconds, || {
@@ -576,12 +534,9 @@ pub fn solve_with(
                 n: kernel.iteration(),
                 changed,
             });
-            let look_every = options.retire_every;
-            if look_every > 0 && kernel.iteration().is_multiple_of(look_every) {
-                let t = Instant::now();
-                retirement.look(&mut kernel, &guesses, &graph, &class_of, &history);
-                retire_seconds += t.elapsed().as_secs_f64();
-            }
+            let t = Instant::now();
+            retirement.look(&mut kernel, &guesses, &class_of);
+            retire_seconds += t.elapsed().as_secs_f64();
             obs.iteration(kernel.iteration(), out.len(), kernel.fraction_bits());
             if let (Some(dir), Some(e)) = (&control.checkpoint_dir, every)
                 && e > 0

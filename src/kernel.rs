@@ -18,11 +18,12 @@
 //! after a while most lists hold one option and need no scan.
 //!
 //! **Retiring.** A caller that has proved some positions' values final (their guesses
-//! certified) may retire those that no other position still needs: those outside the
-//! closure, through live options, of the positions not proved. Their rows are then no
-//! longer computed nor read. Options dominated at every iteration (under-promotions, see
-//! [`crate::graph`]) are left out of the live lists from the start, which is what lets a
-//! whole class (KRvK, KBvK) stop once its values are proved.
+//! certified on the game of live options, [`Kernel::live_game`]) may retire those that no
+//! other position still needs: those outside the closure, through live options, of the
+//! positions not proved. Their rows are then no longer computed nor read. Options
+//! dominated at every iteration (under-promotions, see [`crate::graph`]) are left out of
+//! the live lists from the start, which is what lets whole classes (KRvK, KBvK) stop once
+//! their values are proved, and most of KPvK and KQvK with them.
 //!
 //! The kernel knows nothing of rationals: a caller-supplied check sees each new pair of rows
 //! while they are hot in cache (the guesses use it).
@@ -425,6 +426,17 @@ impl Kernel {
             *r |= !needed;
         }
         self.retired()
+    }
+
+    /// The game restricted to the live options: every option that can still be best for
+    /// α or β from now on, and only real options (see the module comment). Same nodes as
+    /// the kernel's graph, for [`crate::certificate::proved_final`].
+    pub fn live_game(&self) -> Graph {
+        let positions = self.white.len.len();
+        Graph::from_lists(
+            (0..positions).map(|p| self.white.get(p).to_vec()).collect(),
+            (0..positions).map(|p| self.black.get(p).to_vec()).collect(),
+        )
     }
 
     /// Positions retired so far.

@@ -7,7 +7,7 @@
 //! allocator keeps): the kernel's two buffers of α and β rows and the guesses' fixed-point
 //! images (5 rows of `width` limbs per node), the successor lists (the graph's and the
 //! kernel's copy), the exact guesses with their cached prefixes, and the certificate that
-//! the run builds when it looks for classes to retire.
+//! the run builds when it looks for positions to retire.
 
 use crate::error::Error;
 
@@ -16,8 +16,8 @@ pub fn estimate_bytes(nodes: usize, edges: usize, width: usize) -> u64 {
     let rows = 5 * nodes as u64 * width as u64 * 8;
     let lists = edges as u64 * 16;
     let exact = nodes as u64 * 600;
-    // The certificate, built during the run to find classes to retire: reversed lists and
-    // per-position greedy lists.
+    // The certificate, built during the run to find positions to retire: the live game,
+    // reversed lists and per-position greedy lists.
     let certify = edges as u64 * 8 + nodes as u64 * 160;
     (rows + lists + exact + certify) * 115 / 100
 }

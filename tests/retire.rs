@@ -1,4 +1,4 @@
-//! Retiring proved classes changes nothing a run reports: the same guesses, last changes,
+//! Retiring proved positions changes nothing a run reports: the same guesses, last changes,
 //! first Richman iteration and certificate as a run that computes every position to the
 //! end; and it does retire positions.
 
@@ -19,7 +19,7 @@ fn same_results(files: u8, ranks: u8) {
     assert_eq!(plain.kernel_stats.retired, 0);
     assert!(
         retiring.kernel_stats.retired > 0,
-        "{board}: some class is proved and retired before the end"
+        "{board}: some positions are proved and retired before the end"
     );
     assert_eq!(
         plain.first_richman_iteration,
