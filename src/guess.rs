@@ -54,26 +54,31 @@ impl Prefix {
         }
     }
 
-    /// The ends `N/D` of a new interval seen from this prefix: `x' = (h0·D − k0·N) /
-    /// (k1·N − h1·D)`, ordered. `None` unless both lie strictly above 1, that is unless the
-    /// whole interval lies strictly inside the prefix's Stern–Brocot cell (the cell is a
-    /// bounded interval, so two ends inside it hold everything between them).
-    fn enter(&self, an: &BigUint, bn: &BigUint, d: &BigUint) -> Option<[BigUint; 4]> {
+    /// The ends `N/D` of a new interval seen from this prefix, with `D = 2^shift`: `x' =
+    /// (h0·D − k0·N) / (k1·N − h1·D)`, ordered. `None` unless both lie strictly above 1,
+    /// that is unless the whole interval lies strictly inside the prefix's Stern–Brocot
+    /// cell (the cell is a bounded interval, so two ends inside it hold everything between
+    /// them).
+    fn enter(&self, an: &BigUint, bn: &BigUint, shift: usize) -> Option<[BigUint; 4]> {
         if self.depth == 0 {
             return None;
         }
+        let (h0d, h1d) = (&self.h0 << shift, &self.h1 << shift);
         let transform = |n: &BigUint| {
-            let (p1, p2) = (&self.h0 * d, &self.k0 * n);
-            let (q1, q2) = (&self.k1 * n, &self.h1 * d);
-            let (num, den) = match (p1.cmp(&p2), q1.cmp(&q2)) {
-                (Ordering::Greater, Ordering::Greater) => (p1 - p2, q1 - q2),
-                (Ordering::Less, Ordering::Less) => (p2 - p1, q2 - q1),
+            let (p2, q1) = (&self.k0 * n, &self.k1 * n);
+            let (num, den) = match (h0d.cmp(&p2), q1.cmp(&h1d)) {
+                (Ordering::Greater, Ordering::Greater) => (&h0d - p2, q1 - &h1d),
+                (Ordering::Less, Ordering::Less) => (p2 - &h0d, &h1d - q1),
                 _ => return None,
             };
             (num > den).then_some((num, den))
         };
         let (xa, xb) = (transform(an)?, transform(bn)?);
-        Some(if &xa.0 * &xb.1 <= &xb.0 * &xa.1 {
+        // The map is a Möbius transformation of determinant ±1 whose sign alternates with
+        // the depth: it preserves the order of the ends at even depths, reverses it at odd.
+        let ordered = self.depth.is_multiple_of(2);
+        debug_assert_eq!(ordered, &xa.0 * &xb.1 <= &xb.0 * &xa.1 || an == bn);
+        Some(if ordered {
             [xa.0, xa.1, xb.0, xb.1]
         } else {
             [xb.0, xb.1, xa.0, xa.1]
@@ -166,7 +171,7 @@ pub fn simplest_between_u128(
     mut bn: u128,
     mut bd: u128,
 ) -> (u128, u128) {
-    debug_assert!(an * bd <= bn * ad || an.max(ad).max(bn).max(bd) >= 1 << 63);
+    debug_assert!(an.max(ad).max(bn).max(bd) >= 1 << 63 || an * bd <= bn * ad);
     let (mut h0, mut h1, mut k0, mut k1) = (0u128, 1u128, 1u128, 0u128);
     loop {
         let (q, r) = (an / ad, an % ad);
@@ -228,18 +233,36 @@ fn fixed_point_small(p: u64, q: u64, width: usize) -> (Vec<u64>, bool) {
 #[derive(Debug)]
 pub struct Guesses {
     width: usize,
-    values: Vec<Value>,
+    /// Per node: the guess and what goes with it.
+    slots: Vec<Slot>,
     /// `floor(g · 2^F)`, `width` limbs per node.
     fixed: Vec<u64>,
-    /// Whether `g · 2^F` is an integer.
-    exact: Vec<bool>,
-    /// Lowest non-zero limb of the fixed-point image (width if zero).
-    low: Vec<u16>,
     /// Top limb of each fixed-point image, `floor(g · 2^63)`, kept compact for scans.
     heads: Vec<u64>,
-    /// The continued-fraction prefix of each guess's last descent, to resume from.
-    prefixes: Vec<Option<Box<Prefix>>>,
-    last_change: Vec<u32>,
+}
+
+/// One node's guess, apart from its fixed-point image.
+#[derive(Clone, Debug, Default)]
+struct Slot {
+    value: Value,
+    /// Whether `g · 2^F` is an integer.
+    exact: bool,
+    /// Lowest non-zero limb of the fixed-point image (width if zero).
+    low: u16,
+    last_change: u32,
+    /// The continued-fraction prefix of the guess's last descent, to resume from.
+    prefix: Option<Box<Prefix>>,
+}
+
+/// Nodes per parallel task of [`Guesses::update`].
+const UPDATE_CHUNK: usize = 1024;
+
+/// Store a fixed-point image: its limbs, head, lowest non-zero limb and exactness.
+fn store(slot: &mut Slot, fixed: &mut [u64], head: &mut u64, limbs: &[u64], exact: bool) {
+    fixed.copy_from_slice(limbs);
+    *head = limbs[limbs.len() - 1];
+    slot.exact = exact;
+    slot.low = limbs.iter().position(|&l| l != 0).unwrap_or(limbs.len()) as u16;
 }
 
 impl Guesses {
@@ -250,15 +273,11 @@ impl Guesses {
         values[nodes - 2] = Value::one();
         let mut g = Guesses {
             width,
-            values: Vec::new(),
-            fixed: vec![0; nodes * width],
-            exact: vec![true; nodes],
-            low: vec![width as u16; nodes],
-            heads: vec![0; nodes],
-            prefixes: vec![None; nodes],
-            last_change: vec![0; nodes],
+            slots: vec![Slot::default(); nodes],
+            fixed: Vec::new(),
+            heads: Vec::new(),
         };
-        g.set_width(width, values);
+        g.set_values(width, values);
         g
     }
 
@@ -269,7 +288,7 @@ impl Guesses {
         values.push(Value::zero());
         let nodes = values.len();
         let mut g = Guesses::new(nodes, width);
-        g.set_width(width, values);
+        g.set_values(width, values);
         g
     }
 
@@ -278,46 +297,52 @@ impl Guesses {
     pub fn restore(values: Vec<Value>, last_change: Vec<u32>, width: usize) -> Guesses {
         assert_eq!(values.len(), last_change.len(), "one last change per guess");
         let mut g = Guesses::new(values.len(), width);
-        g.set_width(width, values);
-        g.last_change = last_change;
+        g.set_values(width, values);
+        for (slot, n) in g.slots.iter_mut().zip(last_change) {
+            slot.last_change = n;
+        }
         g
     }
 
-    fn set_width(&mut self, width: usize, values: Vec<Value>) {
+    /// Set every guess and its image at `width` (last changes and prefixes are kept: both
+    /// belong to the values, not to their images).
+    fn set_values(&mut self, width: usize, values: Vec<Value>) {
+        let nodes = values.len();
         self.width = width;
-        let images: Vec<(Vec<u64>, bool)> =
-            values.par_iter().map(|v| fixed_point(v, width)).collect();
-        self.fixed = vec![0; values.len() * width];
-        for (i, (limbs, exact)) in images.into_iter().enumerate() {
-            self.store(i, &limbs, exact);
-        }
-        self.values = values;
-    }
-
-    fn store(&mut self, i: usize, limbs: &[u64], exact: bool) {
-        let w = self.width;
-        self.fixed[i * w..(i + 1) * w].copy_from_slice(limbs);
-        self.exact[i] = exact;
-        self.low[i] = limbs.iter().position(|&l| l != 0).unwrap_or(w) as u16;
-        self.heads[i] = limbs[w - 1];
+        self.fixed = vec![0; nodes * width];
+        self.heads = vec![0; nodes];
+        self.slots
+            .par_iter_mut()
+            .zip(values)
+            .zip(self.fixed.par_chunks_mut(width))
+            .zip(self.heads.par_iter_mut())
+            .for_each(|(((slot, value), fixed), head)| {
+                let (limbs, exact) = fixed_point(&value, width);
+                store(slot, fixed, head, &limbs, exact);
+                slot.value = value;
+            });
     }
 
     /// Follow the kernel's width (recomputes the fixed-point images).
     pub fn sync_width(&mut self, kernel: &Kernel) {
         if kernel.width() != self.width {
-            let values = std::mem::take(&mut self.values);
-            self.set_width(kernel.width(), values);
+            let values = self
+                .slots
+                .iter_mut()
+                .map(|s| std::mem::take(&mut s.value))
+                .collect();
+            self.set_values(kernel.width(), values);
         }
     }
 
     /// The guess of node `i`.
     pub fn value(&self, i: usize) -> &Value {
-        &self.values[i]
+        &self.slots[i].value
     }
 
     /// The iteration at which node `i`'s guess last changed (0 if never).
     pub fn last_change(&self, i: usize) -> u32 {
-        self.last_change[i]
+        self.slots[i].last_change
     }
 
     /// The fixed-point image `floor(g · 2^F)` of node `i`'s guess.
@@ -352,30 +377,52 @@ impl Guesses {
             Ordering::Less => false,
             Ordering::Greater => true,
             // Equal on the limbs B may use: S must be zero below them and exact.
-            Ordering::Equal => (self.low[i] as usize) < fresh.lo || !self.exact[i],
+            Ordering::Equal => {
+                let slot = &self.slots[i];
+                (slot.low as usize) < fresh.lo || !slot.exact
+            }
         }
     }
 
-    /// Recompute the guesses of `nodes` (those that fell out) from the kernel's current
-    /// bounds, in parallel, and record the kernel's iteration as their last change.
+    /// Recompute the guesses of `nodes` (those that fell out, in increasing order) from the
+    /// kernel's current bounds, and record the kernel's iteration as their last change. In
+    /// parallel over blocks of nodes, each task storing its own results.
     pub fn update(&mut self, kernel: &Kernel, nodes: &[u32]) {
+        debug_assert!(nodes.is_sorted(), "nodes in increasing order");
         let (alpha, beta) = (kernel.alpha(), kernel.beta());
-        let prefixes = &self.prefixes;
-        let fresh: Vec<(Value, Vec<u64>, bool, Option<Prefix>)> = nodes
-            .par_iter()
-            .map(|&i| {
-                let i = i as usize;
-                simplest_from_rows_resuming(alpha.row(i), beta.row(i), prefixes[i].as_deref())
-            })
-            .collect();
-        let n = kernel.iteration();
-        for (&i, (g, limbs, exact, prefix)) in nodes.iter().zip(fresh) {
-            let i = i as usize;
-            self.prefixes[i] = prefix.map(Box::new);
-            self.store(i, &limbs, exact);
-            self.values[i] = g;
-            self.last_change[i] = n;
-        }
+        let (n, w) = (kernel.iteration(), self.width);
+        self.slots
+            .par_chunks_mut(UPDATE_CHUNK)
+            .zip(self.fixed.par_chunks_mut(UPDATE_CHUNK * w))
+            .zip(self.heads.par_chunks_mut(UPDATE_CHUNK))
+            .enumerate()
+            .for_each(|(c, ((slots, fixed), heads))| {
+                let base = c * UPDATE_CHUNK;
+                let from = nodes.partition_point(|&i| (i as usize) < base);
+                let to = nodes.partition_point(|&i| (i as usize) < base + slots.len());
+                for &i in &nodes[from..to] {
+                    let (i, j) = (i as usize, i as usize - base);
+                    let slot = &mut slots[j];
+                    let (g, limbs, exact, prefix) = simplest_from_rows_resuming(
+                        alpha.row(i),
+                        beta.row(i),
+                        slot.prefix.as_deref(),
+                    );
+                    store(
+                        slot,
+                        &mut fixed[j * w..(j + 1) * w],
+                        &mut heads[j],
+                        &limbs,
+                        exact,
+                    );
+                    slot.value = g;
+                    slot.last_change = n;
+                    match (&mut slot.prefix, prefix) {
+                        (Some(old), Some(new)) => **old = new,
+                        (old, new) => *old = new.map(Box::new),
+                    }
+                }
+            });
     }
 }
 
@@ -472,7 +519,7 @@ pub fn simplest_from_rows_resuming(
                 bn += 1u32;
             }
             let d = BigUint::one() << frac_bits;
-            let (value, st) = match prefix.and_then(|p| Some((p, p.enter(&an, &bn, &d)?))) {
+            let (value, st) = match prefix.and_then(|p| Some((p, p.enter(&an, &bn, frac_bits)?))) {
                 Some((p, [xn, xd, yn, yd])) => descend(xn, xd, yn, yd, p.clone()),
                 None => descend(an, d.clone(), bn, d, Prefix::root()),
             };
