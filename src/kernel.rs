@@ -253,22 +253,20 @@ fn best(v: &View<'_>, list: &[u32], maximise: bool) -> u32 {
     best
 }
 
-/// A side's best option for α and for β. A king capture (listed first) is always best,
-/// and a single live option needs no comparison.
+/// A side's best option for one bound. A king capture (listed first) is always best, and
+/// a single live option needs no comparison.
 #[inline]
-fn choose(
-    alpha: &View<'_>,
-    beta: &View<'_>,
-    list: &[u32],
-    capture: u32,
-    maximise: bool,
-) -> (u32, u32) {
+fn choose(v: &View<'_>, list: &[u32], capture: u32, maximise: bool) -> u32 {
     if list[0] == capture || list.len() == 1 {
-        (list[0], list[0])
+        list[0]
     } else {
-        (best(alpha, list, maximise), best(beta, list, maximise))
+        best(v, list, maximise)
     }
 }
+
+/// The pick of a bound that is not computed (frozen, or the position retired): nothing
+/// to choose, nothing to prefetch.
+const SKIP: u32 = u32::MAX;
 
 impl Kernel {
     /// α₀ = 0 and β₀ = 1 on every position; the terminal nodes hold 1 (win) and 0 (loss).
@@ -531,17 +529,19 @@ impl Kernel {
                 // Choose every option of the chunk first (heads only, in cache), then add
                 // rows while prefetching those a few positions ahead: the rows are random
                 // reads from memory, and the prefetches hide their latency.
-                let mut picks = [[0u32; 4]; CHUNK];
+                let mut picks = [[SKIP; 4]; CHUNK];
                 for (j, pick) in picks.iter_mut().enumerate().take(heads.len()) {
                     let p = c * CHUNK + j;
                     if retired[p] {
-                        *pick = [p as u32; 4];
                         continue;
                     }
                     let (wl, bl) = (white.get(p), black.get(p));
-                    let (aw, bw) = choose(&alpha, &beta, wl, win, true);
-                    let (ab, bb) = choose(&alpha, &beta, bl, loss, false);
-                    *pick = [aw, ab, bw, bb];
+                    for (which, v) in [(ALPHA, &alpha), (BETA, &beta)] {
+                        if frozen_at[p][which] == NOT_FROZEN {
+                            pick[2 * which] = choose(v, wl, win, true);
+                            pick[2 * which + 1] = choose(v, bl, loss, false);
+                        }
+                    }
                 }
                 let mut out = Vec::new();
                 for j in 0..heads.len() {
@@ -549,10 +549,12 @@ impl Kernel {
                         .get(j + PREFETCH_DISTANCE)
                         .filter(|_| j + PREFETCH_DISTANCE < heads.len())
                     {
-                        prefetch(&alpha.row(ahead[0] as usize)[lo..]);
-                        prefetch(&alpha.row(ahead[1] as usize)[lo..]);
-                        prefetch(&beta.row(ahead[2] as usize)[lo..]);
-                        prefetch(&beta.row(ahead[3] as usize)[lo..]);
+                        for (k, &t) in ahead.iter().enumerate() {
+                            if t != SKIP {
+                                let v = if k < 2 { &alpha } else { &beta };
+                                prefetch(&v.row(t as usize)[lo..]);
+                            }
+                        }
                     }
                     let [aw, ab, bw, bb] = picks[j];
                     let p = c * CHUNK + j;
