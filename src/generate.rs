@@ -49,7 +49,8 @@ pub struct Options {
 
 impl Options {
     /// Defaults for a board: no cap, a Richman test after 16 quiet iterations and at every
-    /// 256th iteration, a look for classes to retire every 32 iterations.
+    /// 256th iteration, looks for positions to retire after 32, 64, 128 and then every 256
+    /// iterations.
     pub fn new(board: Board) -> Options {
         Options {
             board,
@@ -129,7 +130,7 @@ pub struct Timings {
     pub richman_tests: f64,
     /// The certificate: exact equations and both closures.
     pub certify: f64,
-    /// Looking for classes to retire (part of `iterate`).
+    /// Looking for positions to retire (part of `iterate`).
     pub retirement: f64,
 }
 

@@ -180,7 +180,7 @@ fn compare(files: u8, ranks: u8) {
         max_last.max(1),
         "first Richman iteration is the last change"
     );
-    // The full run, retiring proved classes as early as it can, agrees too.
+    // The full run, retiring proved positions as early as it can, agrees too.
     let mut options = Options::new(board);
     options.check_every = 1;
     options.retire_every = 1;
