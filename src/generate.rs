@@ -49,8 +49,8 @@ pub struct Options {
 
 impl Options {
     /// Defaults for a board: no cap, a Richman test after 16 quiet iterations and at every
-    /// 256th iteration, looks for positions to retire after 32, 64, 128 and then every 256
-    /// iterations.
+    /// 256th iteration, looks for positions to retire at iterations 32, 96 and 224, then
+    /// every 256 iterations.
     pub fn new(board: Board) -> Options {
         Options {
             board,
