@@ -455,11 +455,11 @@ impl Kernel {
         }
         for b in &mut self.buf {
             let rows = b.rows.len() / old;
+            // In parallel: most of the cost is the first touch of the new pages.
             let mut wide = vec![0u64; rows * new_width];
-            for r in 0..rows {
-                wide[r * new_width + new_width - old..(r + 1) * new_width]
-                    .copy_from_slice(&b.rows[r * old..(r + 1) * old]);
-            }
+            wide.par_chunks_mut(new_width)
+                .zip(b.rows.par_chunks(old))
+                .for_each(|(w, r)| w[new_width - old..].copy_from_slice(r));
             b.rows = wide;
             for l in b.low.iter_mut().flatten() {
                 *l += (new_width - old) as u16;
