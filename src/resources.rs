@@ -3,7 +3,7 @@
 //! the values, instead of dying half-way.
 //!
 //! The estimate is calibrated on the 8x8 run (219,592 nodes, 4.48M options, 54 limbs at
-//! the end: 729–817 MiB peak measured, 821 MiB estimated; the 15 % margin covers what the
+//! the end: 689–817 MiB peak measured, 821 MiB estimated; the 15 % margin covers what the
 //! allocator keeps): the kernel's two buffers of α and β rows and the guesses' fixed-point
 //! images (5 rows of `width` limbs per node), the successor lists (the graph's and the
 //! kernel's copy), the exact guesses with their cached prefixes, and the certificate that
