@@ -240,7 +240,7 @@ fn timed<T>(obs: &dyn Observer, name: &str, seconds: &mut f64, f: impl FnOnce() 
 /// guesses its certificate proves final ([`certificate::proved_final`]); the kernel then
 /// retires those that no unproved position needs. Each look doubles the wait before the
 /// next, up to [`MAX_WAIT_LOOKS`] intervals: the early iterations are cheap (few limbs),
-/// and a look costs about as much as a late iteration.
+/// and a look costs about as much as ten late iterations.
 struct Retirement {
     proved: Vec<bool>,
     /// Per class, the first look at which every position of the class was proved.
