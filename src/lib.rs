@@ -30,6 +30,7 @@ pub mod report;
 pub mod resources;
 pub mod rules;
 pub mod server;
+pub mod solve;
 pub mod svg;
 pub mod table;
 pub mod verify;

@@ -1,0 +1,328 @@
+//! The exact values of the Markov chain that fixed strategies make of the game: from each
+//! position, with probability 1/2 each, White's chosen move or Black's.
+//!
+//! With α's convention (play that never ends counts as 0) a position from which the chain
+//! cannot reach White's win is worth 0; with β's (it counts as 1) one that cannot reach
+//! Black's win is worth 1. The other positions satisfy `x(P) = (x(W(P)) + x(B(P))) / 2`,
+//! a non-singular system on them (from each, the chain leaves with positive probability).
+//! It splits into strongly connected components, solved from the sinks up: a component of
+//! one position is an exact mean of two known values, a larger one goes to
+//! [`linear::solve`]. Components of equal depth in the condensation are independent and
+//! are solved in parallel.
+
+use num_traits::{One, Zero};
+use rayon::prelude::*;
+
+use super::linear::{self, Row};
+use super::strategy::Strategies;
+use super::Bound;
+use crate::graph::{Adjacency, Graph};
+use crate::guess::Value;
+
+/// What one evaluation did.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct EvalStats {
+    /// Positions settled without a system: the chain cannot reach the side's win (0 under
+    /// α, 1 under β).
+    pub absorbed: usize,
+    /// Strongly connected components of the chain among the other positions.
+    pub components: usize,
+    /// Components of more than one position (each an exact linear solve).
+    pub systems: usize,
+    /// Positions in the largest component.
+    pub largest: usize,
+    /// Refinement bits of the hardest system.
+    pub max_bits: u64,
+    /// Depth of the condensation (sequential steps).
+    pub depth: usize,
+}
+
+/// `(a + b) / 2` in lowest terms (Knuth's gcd-saving addition).
+pub fn mean(a: &Value, b: &Value) -> Value {
+    use num_integer::Integer;
+    let (na, da, nb, db) = (a.numer(), a.denom(), b.numer(), b.denom());
+    let (num, den) = if da == db {
+        (na + nb, da.clone())
+    } else {
+        let g = da.gcd(db);
+        if g.is_one() {
+            (na * db + nb * da, da * db)
+        } else {
+            let t = na * (db / &g) + nb * (da / &g);
+            let g2 = t.gcd(&g);
+            (&t / &g2, (da / &g) * (db / &g2))
+        }
+    };
+    // num/den is in lowest terms unless da == db; halve it.
+    if da == db {
+        Value::new(num, den << 1)
+    } else if num.bit(0) {
+        Value::new_raw(num, den << 1)
+    } else {
+        Value::new_raw(num >> 1, den)
+    }
+}
+
+/// The chain's edges reversed: for each node, the positions whose chosen moves lead to it.
+fn reversed(strategies: &Strategies, nodes: usize) -> Adjacency {
+    let lists = strategies
+        .white
+        .iter()
+        .zip(&strategies.black)
+        .map(|(&w, &b)| if w == b { vec![w] } else { vec![w, b] });
+    Adjacency::from_lists(lists.chain([Vec::new(), Vec::new()])).reversed(nodes)
+}
+
+/// The positions from which the chain reaches `target`.
+fn reaching(graph: &Graph, strategies: &Strategies, target: u32) -> Vec<bool> {
+    let rev = reversed(strategies, graph.nodes());
+    let mut seen = vec![false; graph.nodes()];
+    seen[target as usize] = true;
+    let mut stack = vec![target];
+    while let Some(t) = stack.pop() {
+        for &p in rev.get(t as usize) {
+            if !std::mem::replace(&mut seen[p as usize], true) {
+                stack.push(p);
+            }
+        }
+    }
+    seen.truncate(graph.positions());
+    seen
+}
+
+/// Strongly connected components of the chain restricted to `active` positions, by an
+/// iterative Tarjan: returns the positions grouped by component and each component's start
+/// in that list, components in reverse topological order (every component after those it
+/// leads to).
+fn components(strategies: &Strategies, active: &[bool]) -> (Vec<u32>, Vec<u32>) {
+    const NEW: u32 = u32::MAX;
+    let n = active.len();
+    let succ = |v: usize| [strategies.white[v], strategies.black[v]];
+    let live = |w: u32| (w as usize) < n && active[w as usize];
+    let mut index = vec![NEW; n];
+    let mut low = vec![0u32; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<u32> = Vec::new();
+    let mut call: Vec<(u32, u8)> = Vec::new();
+    let mut members = Vec::with_capacity(n);
+    let mut starts = vec![0u32];
+    let mut counter = 0u32;
+    for root in 0..n {
+        if !active[root] || index[root] != NEW {
+            continue;
+        }
+        index[root] = counter;
+        low[root] = counter;
+        counter += 1;
+        stack.push(root as u32);
+        on_stack[root] = true;
+        call.push((root as u32, 0));
+        while let Some(&(v, k)) = call.last() {
+            let v = v as usize;
+            if k < 2 {
+                call.last_mut().expect("not empty").1 += 1;
+                let w = succ(v)[k as usize];
+                if !live(w) {
+                    continue;
+                }
+                let w = w as usize;
+                if index[w] == NEW {
+                    index[w] = counter;
+                    low[w] = counter;
+                    counter += 1;
+                    stack.push(w as u32);
+                    on_stack[w] = true;
+                    call.push((w as u32, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            call.pop();
+            if let Some(&(u, _)) = call.last() {
+                low[u as usize] = low[u as usize].min(low[v]);
+            }
+            if low[v] == index[v] {
+                loop {
+                    let w = stack.pop().expect("v is on the stack");
+                    on_stack[w as usize] = false;
+                    members.push(w);
+                    if w as usize == v {
+                        break;
+                    }
+                }
+                starts.push(members.len() as u32);
+            }
+        }
+    }
+    (members, starts)
+}
+
+/// The exact value of every node under `strategies` with `bound`'s convention for play
+/// that never ends. `Err` only if a system defeats the exact solver (it never returns a
+/// wrong value: every system's solution is checked exactly).
+pub fn evaluate(
+    graph: &Graph,
+    strategies: &Strategies,
+    bound: Bound,
+) -> Result<(Vec<Value>, EvalStats), String> {
+    let n = graph.positions();
+    let (goal, stuck_value) = match bound {
+        Bound::Alpha => (graph.win(), Value::zero()),
+        Bound::Beta => (graph.loss(), Value::one()),
+    };
+    let active = reaching(graph, strategies, goal);
+    let mut stats = EvalStats {
+        absorbed: active.iter().filter(|&&a| !a).count(),
+        ..EvalStats::default()
+    };
+    let mut x: Vec<Value> = (0..graph.nodes())
+        .map(|i| {
+            if i == graph.win() as usize {
+                Value::one()
+            } else if i == graph.loss() as usize || active[i] {
+                Value::zero()
+            } else {
+                stuck_value.clone()
+            }
+        })
+        .collect();
+    let (members, starts) = components(strategies, &active);
+    let comps = starts.len() - 1;
+    stats.components = comps;
+    // Depth in the condensation: one more than the deepest component a member leads to.
+    let mut comp_of = vec![u32::MAX; n];
+    let mut depth = vec![0u32; comps];
+    for c in 0..comps {
+        let range = starts[c] as usize..starts[c + 1] as usize;
+        for &p in &members[range.clone()] {
+            comp_of[p as usize] = c as u32;
+        }
+        let mut d = 0;
+        for &p in &members[range] {
+            for t in [strategies.white[p as usize], strategies.black[p as usize]] {
+                let t = t as usize;
+                if t < n && active[t] && comp_of[t] != c as u32 {
+                    d = d.max(depth[comp_of[t] as usize] + 1);
+                }
+            }
+        }
+        depth[c] = d;
+    }
+    let levels = depth.iter().max().map_or(0, |&d| d as usize + 1);
+    stats.depth = levels;
+    let mut by_depth: Vec<Vec<u32>> = vec![Vec::new(); levels];
+    for (c, &d) in depth.iter().enumerate() {
+        by_depth[d as usize].push(c as u32);
+    }
+    for level in by_depth {
+        let solved: Vec<Result<(Vec<(u32, Value)>, u64), String>> = level
+            .par_iter()
+            .with_min_len(64)
+            .map(|&c| {
+                let c = c as usize;
+                let part = &members[starts[c] as usize..starts[c + 1] as usize];
+                solve_component(part, strategies, &x, &comp_of, c as u32)
+            })
+            .collect();
+        for result in solved {
+            let (values, bits) = result?;
+            if values.len() > 1 {
+                stats.systems += 1;
+                stats.largest = stats.largest.max(values.len());
+                stats.max_bits = stats.max_bits.max(bits);
+            }
+            for (p, v) in values {
+                x[p as usize] = v;
+            }
+        }
+    }
+    stats.largest = stats.largest.max(usize::from(comps > 0));
+    Ok((x, stats))
+}
+
+/// The exact values of one component's positions, given the values of everything it leads
+/// to outside itself. Returns (position, value) pairs and the refinement bits used.
+fn solve_component(
+    part: &[u32],
+    strategies: &Strategies,
+    x: &[Value],
+    comp_of: &[u32],
+    c: u32,
+) -> Result<(Vec<(u32, Value)>, u64), String> {
+    let inside = |t: u32| comp_of.get(t as usize) == Some(&c);
+    if let [p] = part {
+        let p = *p;
+        let (w, b) = (
+            strategies.white[p as usize],
+            strategies.black[p as usize],
+        );
+        // A move that stays in place: x = (x + y) / 2 means x = y.
+        let v = match (w == p, b == p) {
+            (true, false) => x[b as usize].clone(),
+            (false, true) => x[w as usize].clone(),
+            _ => mean(&x[w as usize], &x[b as usize]),
+        };
+        return Ok((vec![(p, v)], 0));
+    }
+    let mut rows = Vec::with_capacity(part.len());
+    let mut rhs = Vec::with_capacity(part.len());
+    let mut local_of = std::collections::HashMap::with_capacity(part.len());
+    for (i, &p) in part.iter().enumerate() {
+        local_of.insert(p, i as u32);
+    }
+    let find = |t: u32| local_of[&t];
+    for &p in part {
+        let mut row = Row {
+            diag: 2,
+            off: [(0, 0); 2],
+            len: 0,
+        };
+        let mut b = Value::zero();
+        for t in [strategies.white[p as usize], strategies.black[p as usize]] {
+            if t == p {
+                row.diag -= 1;
+            } else if inside(t) {
+                let j = find(t);
+                match row.off[..row.len as usize].iter_mut().find(|e| e.0 == j) {
+                    Some(e) => e.1 += 1,
+                    None => {
+                        row.off[row.len as usize] = (j, 1);
+                        row.len += 1;
+                    }
+                }
+            } else {
+                b += &x[t as usize];
+            }
+        }
+        rows.push(row);
+        rhs.push(b);
+    }
+    let (values, stats) = linear::solve(&rows, &rhs)?;
+    Ok((part.iter().copied().zip(values).collect(), stats.bits))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(n: u64, d: u64) -> Value {
+        Value::new(n.into(), d.into())
+    }
+
+    #[test]
+    fn mean_is_exact_and_reduced() {
+        for (a, b) in [
+            (v(1, 3), v(1, 6)),
+            (v(2, 5), v(3, 5)),
+            (v(1, 4), v(1, 12)),
+            (v(0, 1), v(1, 1)),
+            (v(7, 10), v(3, 14)),
+        ] {
+            let m = mean(&a, &b);
+            let want = (a.clone() + b.clone()) / Value::from_integer(2u8.into());
+            assert_eq!(m, want);
+            assert_eq!((m.numer().clone(), m.denom().clone()), (want.numer().clone(), want.denom().clone()));
+        }
+    }
+}

@@ -1,0 +1,347 @@
+//! The exact solution of one strongly connected component's system, `A x = b` with
+//! `(A x)_i = diag_i · x_i − Σ coef · x_j` (at most two off-diagonal terms per row, the
+//! position's chosen White and Black targets inside the component) and `b` the exact values
+//! of the targets outside it.
+//!
+//! Numeric–symbolic solving: iterative refinement with exact residuals. Scale `b` to
+//! integers `c = L b`; keep an integer approximation `y` of `L x · 2^k` and its exact
+//! residual `R = 2^k c − A y`; each round solves `A d ≈ R` in floating point (Gauss–Seidel,
+//! which converges: the rows are diagonally dominant and some row strictly, since the
+//! component has an exit) and adds the rounded correction, gaining about as many bits as
+//! the floating-point solve is accurate. Once `k` is large enough the simplest rational near
+//! each `y_i / (2^k L)` is the answer: every candidate is checked exactly against every row
+//! before it is returned, so the floating point decides nothing. The cost follows the size
+//! of the answer (its denominators), not a worst-case bound.
+
+use num_bigint::{BigInt, BigUint, Sign};
+use num_integer::Integer;
+use num_rational::Ratio;
+use num_traits::{One, Signed, ToPrimitive, Zero};
+
+use crate::guess::{Value, simplest_between};
+
+/// One row of the system: `diag · x_i − Σ coef · x_j` over `off[..len]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// The diagonal coefficient (2, or 1 when a side's chosen move stays in place).
+    pub diag: u8,
+    /// Off-diagonal terms: (local index j, coefficient), coefficients 1 or 2.
+    pub off: [(u32, u8); 2],
+    /// How many of `off` are used.
+    pub len: u8,
+}
+
+impl Row {
+    fn terms(&self) -> &[(u32, u8)] {
+        &self.off[..self.len as usize]
+    }
+}
+
+/// What the refinement did.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LinearStats {
+    /// Refinement rounds.
+    pub rounds: u32,
+    /// Gauss–Seidel sweeps over all rounds.
+    pub sweeps: u64,
+    /// Bits of the final scale `2^k`.
+    pub bits: u64,
+    /// Reconstructions tried (each checked exactly).
+    pub attempts: u32,
+}
+
+/// Give up after this many bits of refinement (a 16x16 value would need far fewer).
+const MAX_BITS: u64 = 1 << 20;
+
+/// Solve `rows · x = rhs` exactly. `Err` if the refinement stops making progress (a
+/// singular or numerically hopeless system); never a wrong answer.
+pub fn solve(rows: &[Row], rhs: &[Value]) -> Result<(Vec<Value>, LinearStats), String> {
+    let m = rows.len();
+    let mut stats = LinearStats::default();
+    let lcm = rhs.iter().fold(BigUint::one(), |l, v| l.lcm(v.denom()));
+    let c: Vec<BigInt> = rhs
+        .iter()
+        .map(|v| BigInt::from(v.numer() * (&lcm / v.denom())))
+        .collect();
+    let mut y = vec![BigInt::zero(); m];
+    let mut r = c.clone();
+    let mut k: u64 = 0;
+    let mut step: u64 = 32;
+    let mut next_try: u64 = 64;
+    let mut stalled = 0;
+    let mut d = vec![0.0f64; m];
+    loop {
+        let e = r.iter().map(|x| x.bits()).max().unwrap_or(0);
+        if e == 0 {
+            // Exact: y / 2^k is L·x.
+            let den = &lcm << k;
+            let x: Vec<Value> = y
+                .iter()
+                .map(|v| Ratio::new(v.magnitude().clone(), den.clone()))
+                .collect();
+            stats.attempts += 1;
+            stats.bits = k;
+            return if y.iter().all(|v| !v.is_negative()) && check(rows, rhs, &x) {
+                Ok((x, stats))
+            } else {
+                Err("the exact residual vanished on a wrong solution".into())
+            };
+        }
+        if k > MAX_BITS {
+            return Err(format!("no exact solution found within {MAX_BITS} bits"));
+        }
+        let rf: Vec<f64> = r.iter().map(|v| scaled(v, e)).collect();
+        d.iter_mut().for_each(|v| *v = 0.0);
+        stats.sweeps += gauss_seidel(rows, &rf, &mut d) as u64;
+        let growth = d.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        let dy: Vec<BigInt> = d.iter().map(|&v| round_scaled(v, e + step)).collect();
+        for i in 0..m {
+            y[i] = (&y[i] << step) + &dy[i];
+            let mut acc = (&r[i] << step) - &dy[i] * rows[i].diag as u32;
+            for &(j, coef) in rows[i].terms() {
+                acc += &dy[j as usize] * coef as u32;
+            }
+            r[i] = acc;
+        }
+        k += step;
+        stats.rounds += 1;
+        let e_new = r.iter().map(|x| x.bits()).max().unwrap_or(0);
+        // Bits gained on the residual in x's scale this round. Once the residual is down
+        // to the rounding of the corrections (a few units), the gain equals the step:
+        // then the float solve could give more, so the step grows.
+        let gain = (e + step) as i64 - e_new as i64;
+        if gain <= 2 {
+            stalled += 1;
+            if stalled > 8 {
+                return Err(format!(
+                    "iterative refinement stalled after {} rounds",
+                    stats.rounds
+                ));
+            }
+        } else {
+            stalled = 0;
+        }
+        step = if gain >= step as i64 {
+            (step + 8).min(MAX_STEP)
+        } else {
+            (gain - 3).clamp(4, MAX_STEP as i64) as u64
+        };
+        if k >= next_try && e_new > 0 {
+            stats.attempts += 1;
+            // The error of y is about |A⁻¹| · |R|; |d| / |R / 2^e| estimates |A⁻¹|.
+            let guard = 8 + growth.max(1.0).log2().ceil() as u64;
+            if let Some(x) = reconstruct(rows, &c, &y, &lcm, k, e_new + guard) {
+                stats.bits = k;
+                return Ok((x, stats));
+            }
+            next_try = k + k / 4;
+        }
+    }
+}
+
+/// The largest number of bits a refinement round adds.
+const MAX_STEP: u64 = 48;
+
+/// Gauss–Seidel on `rows · d = r` from `d`, until a sweep moves nothing by more than 2⁻⁵⁰
+/// of the largest entry (or a sweep limit). Returns the sweeps.
+fn gauss_seidel(rows: &[Row], r: &[f64], d: &mut [f64]) -> u32 {
+    let limit = (200_000_000 / rows.len().max(1)).clamp(1000, 1_000_000) as u32;
+    for sweep in 1..=limit {
+        let (mut change, mut size) = (0.0f64, 0.0f64);
+        for (i, row) in rows.iter().enumerate() {
+            let mut s = r[i];
+            for &(j, coef) in row.terms() {
+                s += coef as f64 * d[j as usize];
+            }
+            let new = s / row.diag as f64;
+            change = change.max((new - d[i]).abs());
+            size = size.max(new.abs());
+            d[i] = new;
+        }
+        if change <= size * f64::EPSILON * 4.0 || size == 0.0 {
+            return sweep;
+        }
+    }
+    limit
+}
+
+/// `v / 2^e` as a float (|v| < 2^e, so the result lies in (−1, 1)).
+fn scaled(v: &BigInt, e: u64) -> f64 {
+    let top = if e > 62 {
+        v >> (e - 62) as usize
+    } else {
+        v << (62 - e) as usize
+    };
+    top.to_f64().unwrap_or(0.0) * (2f64).powi(-62)
+}
+
+/// `round(v · 2^s)` as an integer.
+fn round_scaled(v: f64, s: u64) -> BigInt {
+    if v == 0.0 || !v.is_finite() {
+        return BigInt::zero();
+    }
+    let bits = v.abs().to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i64;
+    let mant = if exp == 0 {
+        (bits & ((1 << 52) - 1)) << 1
+    } else {
+        (bits & ((1 << 52) - 1)) | (1 << 52)
+    };
+    // |v| = mant · 2^(exp − 1075).
+    let shift = exp - 1075 + s as i64;
+    let magnitude = if shift >= 0 {
+        BigUint::from(mant) << shift as usize
+    } else if shift > -64 {
+        let s = (-shift) as u32;
+        BigUint::from((mant + (1u64 << (s - 1))) >> s)
+    } else {
+        BigUint::zero()
+    };
+    BigInt::from_biguint(if v < 0.0 { Sign::Minus } else { Sign::Plus }, magnitude)
+}
+
+/// The exact solution from the approximation `y / (2^k L)` (error below `2^err / (2^k L)`),
+/// if the precision suffices: a common denominator q is built entry by entry (an entry
+/// that `t/q` does not match within the error extends q by the simplest rational near
+/// `x_i · q`), refusing any extension whose denominator the precision cannot pin down
+/// uniquely; the result is checked exactly against every row, in integers.
+fn reconstruct(
+    rows: &[Row],
+    c: &[BigInt],
+    y: &[BigInt],
+    lcm: &BigUint,
+    k: u64,
+    err: u64,
+) -> Option<Vec<Value>> {
+    let den = BigInt::from(lcm << k);
+    // Bits of precision of each x_i: its interval has width 2^(err + 1) / den.
+    let precision = (den.bits() as i64 - err as i64 - 1).max(0) as u64;
+    let slack = BigInt::one() << err;
+    let mut q = BigInt::one();
+    let mut t: Vec<BigInt> = Vec::with_capacity(y.len());
+    for yi in y {
+        // t = round(y_i · q / den); it is x_i's numerator over q if within the error.
+        let scaled = yi * &q;
+        let (mut num, rem) = scaled.div_mod_floor(&den);
+        if (&rem << 1u8) >= den {
+            num += 1;
+        }
+        let off = (&scaled - &num * &den).abs();
+        if off <= &slack * &q {
+            t.push(num);
+            continue;
+        }
+        // Extend q: x_i · q lies in [(y_i − slack) q, (y_i + slack) q] / den.
+        let lo = ((yi - &slack).max(BigInt::zero()) * &q).into_parts().1;
+        let hi = ((yi + &slack).min(den.clone()) * &q).into_parts().1;
+        let d = den.magnitude();
+        let z = simplest_between(&Ratio::new_raw(lo, d.clone()), &Ratio::new_raw(hi, d.clone()));
+        let b = BigInt::from(z.denom().clone());
+        if 2 * b.bits() + q.bits() + 16 > precision {
+            return None;
+        }
+        // x_i = z / q = a / (b q): every earlier numerator scales by b.
+        for earlier in &mut t {
+            *earlier *= &b;
+        }
+        q *= &b;
+        t.push(BigInt::from(z.numer().clone()));
+    }
+    // Exact check in integers: diag · t_i · L = c_i · q + Σ coef · t_j · L.
+    let l = BigInt::from(lcm.clone());
+    let holds = rows.iter().enumerate().all(|(i, row)| {
+        let mut right = &c[i] * &q;
+        for &(j, coef) in row.terms() {
+            right += &t[j as usize] * &l * coef as u32;
+        }
+        &t[i] * &l * row.diag as u32 == right
+    });
+    if !holds || t.iter().any(|v| v.is_negative()) {
+        return None;
+    }
+    let q = q.into_parts().1;
+    Some(
+        t.into_iter()
+            .map(|v| Ratio::new(v.into_parts().1, q.clone()))
+            .collect(),
+    )
+}
+
+/// Whether `x` satisfies every row exactly: `diag · x_i = rhs_i + Σ coef · x_j`.
+pub fn check(rows: &[Row], rhs: &[Value], x: &[Value]) -> bool {
+    rows.iter().zip(rhs).enumerate().all(|(i, (row, b))| {
+        let mut sum = b.clone();
+        for &(j, coef) in row.terms() {
+            sum += &x[j as usize] * Value::from_integer(coef.into());
+        }
+        sum == &x[i] * Value::from_integer(row.diag.into())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(n: u64, d: u64) -> Value {
+        Value::new(n.into(), d.into())
+    }
+
+    fn row(diag: u8, off: &[(u32, u8)]) -> Row {
+        let mut r = Row {
+            diag,
+            off: [(0, 0); 2],
+            len: off.len() as u8,
+        };
+        r.off[..off.len()].copy_from_slice(off);
+        r
+    }
+
+    /// x0 = (1 + x1)/2, x1 = (x0 + 0)/2: x0 = 2/3, x1 = 1/3.
+    #[test]
+    fn solves_a_two_cycle() {
+        let rows = [row(2, &[(1, 1)]), row(2, &[(0, 1)])];
+        let (x, _) = solve(&rows, &[v(1, 1), v(0, 1)]).unwrap();
+        assert_eq!(x, vec![v(2, 3), v(1, 3)]);
+    }
+
+    /// A long cycle with exits of awkward values: the answer has a large denominator, and
+    /// it is checked against the rows independently here.
+    #[test]
+    fn solves_a_long_cycle_with_large_denominators() {
+        let m = 300u32;
+        let rows: Vec<Row> = (0..m)
+            .map(|i| row(2, &[((i + 1) % m, 1)]))
+            .collect();
+        let rhs: Vec<Value> = (0..m as u64).map(|i| v(i % 7, 7 + i % 5)).collect();
+        let (x, stats) = solve(&rows, &rhs).unwrap();
+        assert!(check(&rows, &rhs, &x));
+        assert!(x.iter().any(|v| v.denom().bits() > 250), "{stats:?}");
+        // x_i = (rhs_i + x_{i+1}) / 2 by hand for one row.
+        assert_eq!(&x[5] * v(2, 1), &rhs[5] + &x[6]);
+    }
+
+    /// Self-loops (diag 1) and a double target (coefficient 2).
+    #[test]
+    fn handles_self_loops_and_double_targets() {
+        // x0 = x1 (White stays), x1 = (x0 + x2)/2 ... with x2 = (2·x0 + 0)/... keep exits.
+        let rows = [
+            row(1, &[(1, 1)]),
+            row(2, &[(0, 1)]),
+            row(2, &[(0, 2)]),
+        ];
+        // x0 − x1 = 0; 2x1 − x0 = 1/3; 2x2 − 2x0 = 0.
+        let (x, _) = solve(&rows, &[v(0, 1), v(1, 3), v(0, 1)]).unwrap();
+        assert_eq!(x, vec![v(1, 3), v(1, 3), v(1, 3)]);
+    }
+
+    #[test]
+    fn rounding_helpers() {
+        assert_eq!(round_scaled(0.75, 2), BigInt::from(3));
+        assert_eq!(round_scaled(-0.75, 4), BigInt::from(-12));
+        assert_eq!(round_scaled(1.0, 100), BigInt::one() << 100);
+        assert_eq!(round_scaled(0.3, 0), BigInt::zero());
+        assert!((scaled(&BigInt::from(3), 2) - 0.75).abs() < 1e-15);
+        let big = BigInt::from(5) << 200;
+        assert!((scaled(&big, 203) - 0.625).abs() < 1e-15);
+    }
+}

@@ -1,0 +1,258 @@
+//! The second method (`--method solve`): exact values from fixed strategies, whose cost
+//! follows the size of the answer rather than the length of the study's iteration.
+//!
+//! 1. [`approx`]: floating-point value iteration gives approximate values;
+//! 2. [`strategy::from_approx`]: one White and one Black move per position, near-greedy
+//!    with the lowest progress level;
+//! 3. [`evaluate`]: the exact values of the chain those moves make (strongly connected
+//!    components from the sinks up, each an exact mean or an exact linear solve);
+//! 4. [`strategy::improve`]: switch every move that is strictly worse than the best by the
+//!    exact values, and go back to 3 until nothing switches (then every equation holds);
+//! 5. the certificate (SPEC §2) on the result: T covering every x > 0 proves x = α, T′
+//!    covering every x < 1 proves x = β. If the side asked for is not proved, the moves are
+//!    re-chosen by the certificate's levels and the loop goes on.
+//!
+//! The proof does not care where a candidate comes from: floating point only proposes,
+//! exact arithmetic and the certificate decide. α and β are solved apart (infinite play
+//! counting 0, resp. 1) when one candidate does not prove both.
+
+pub mod approx;
+pub mod evaluate;
+pub mod linear;
+pub mod strategy;
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::certificate::{self, Certificate};
+use crate::graph::Graph;
+use crate::guess::{Guesses, Value};
+
+pub use evaluate::EvalStats;
+pub use strategy::Strategies;
+
+/// Which limit a solve aims at: α (play that never ends counts as a win for Black) or β
+/// (it counts as a win for White).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Bound {
+    /// The least Richman function, limit of αₙ.
+    Alpha,
+    /// The greatest Richman function, limit of βₙ.
+    Beta,
+}
+
+/// One round of evaluation and improvement.
+#[derive(Clone, Debug, Serialize)]
+pub struct Round {
+    /// The exact evaluation of the strategies.
+    pub evaluation: EvalStats,
+    /// White moves switched to strictly better ones after it.
+    pub white_switches: usize,
+    /// Black moves switched.
+    pub black_switches: usize,
+    /// Seconds for the evaluation.
+    pub evaluate_seconds: f64,
+    /// Seconds for the improvement check.
+    pub improve_seconds: f64,
+}
+
+/// What a solve did, for `summary.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct SolveStats {
+    /// The limit aimed at.
+    pub bound: Bound,
+    /// Floating-point sweeps.
+    pub float_sweeps: u32,
+    /// The largest change in the last sweep.
+    pub float_last_change: f64,
+    /// Seconds of floating-point iteration.
+    pub float_seconds: f64,
+    /// Seconds choosing the first strategies.
+    pub strategy_seconds: f64,
+    /// Evaluation and improvement rounds, in order.
+    pub rounds: Vec<Round>,
+    /// Certificates run (one, unless the moves had to be re-chosen by levels).
+    pub certificates: u32,
+    /// Seconds of certificates.
+    pub certify_seconds: f64,
+}
+
+/// A solve's result: exact values proved (by `certificate`) to be α or β as asked.
+pub struct Candidate {
+    /// The exact value of every position.
+    pub values: Vec<Value>,
+    /// The certificate of `values` on the whole game.
+    pub certificate: Certificate,
+    /// Statistics.
+    pub stats: SolveStats,
+}
+
+impl Candidate {
+    /// The values as [`Guesses`], for the certificate and reports.
+    pub fn guesses(&self) -> Guesses {
+        guesses_of(&self.values)
+    }
+}
+
+/// Tuning of a solve.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Stop the floating-point iteration once a sweep moves no value by more than this.
+    pub float_tolerance: f64,
+    /// ... or after this many sweeps.
+    pub max_sweeps: u32,
+    /// Moves within this of the best approximate value count as near-greedy.
+    pub near: f64,
+    /// Give up after this many evaluation rounds.
+    pub max_rounds: u32,
+    /// Give up after this many certificates that do not prove the side asked for.
+    pub max_certificates: u32,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            float_tolerance: 1e-15,
+            max_sweeps: 100_000,
+            near: 1e-12,
+            max_rounds: 200,
+            max_certificates: 4,
+        }
+    }
+}
+
+/// Progress of a solve, for display.
+pub enum Event<'a> {
+    /// A stage starts.
+    Stage(&'a str),
+    /// A round finished.
+    Round(&'a Round),
+}
+
+/// The exact values of every position as [`Guesses`] (fixed-point images wide enough for
+/// most comparisons to be decided without rationals).
+pub fn guesses_of(values: &[Value]) -> Guesses {
+    let bits = values.iter().map(|v| v.denom().bits()).max().unwrap_or(1) as usize;
+    Guesses::from_values(values.to_vec(), (2 * bits / 64 + 2).clamp(2, 8))
+}
+
+/// Whether `cert` proves that its values are the limit `bound`.
+pub fn proves(cert: &Certificate, bound: Bound) -> bool {
+    cert.violations.is_empty()
+        && match bound {
+            Bound::Alpha => cert.alpha_failures.is_empty(),
+            Bound::Beta => cert.beta_failures.is_empty(),
+        }
+}
+
+/// Solve for the limit `bound` exactly, with a certificate that proves it (or an error
+/// saying why no proof was reached; never an unproved value).
+pub fn solve_bound(
+    graph: &Graph,
+    bound: Bound,
+    settings: &Settings,
+    progress: &(dyn Fn(Event<'_>) + Sync),
+) -> Result<Candidate, String> {
+    progress(Event::Stage("float"));
+    let t = Instant::now();
+    let approx = approx::iterate(graph, bound, settings.float_tolerance, settings.max_sweeps);
+    let float_seconds = t.elapsed().as_secs_f64();
+    progress(Event::Stage("strategies"));
+    let t = Instant::now();
+    let (strategies, lw, lb) = strategy::from_approx(graph, &approx.values, settings.near);
+    let mut stats = SolveStats {
+        bound,
+        float_sweeps: approx.sweeps,
+        float_last_change: approx.last_change,
+        float_seconds,
+        strategy_seconds: t.elapsed().as_secs_f64(),
+        rounds: Vec::new(),
+        certificates: 0,
+        certify_seconds: 0.0,
+    };
+    drop(approx);
+    let mut strategies = strategies;
+    loop {
+        progress(Event::Stage("exact"));
+        let values = improve_until_richman(
+            graph,
+            bound,
+            settings,
+            &mut strategies,
+            &lw,
+            &lb,
+            &mut stats,
+            progress,
+        )?;
+        progress(Event::Stage("certify"));
+        let t = Instant::now();
+        let positions = values[..graph.positions()].to_vec();
+        let cert = certificate::certify(&guesses_of(&positions), graph);
+        stats.certify_seconds += t.elapsed().as_secs_f64();
+        stats.certificates += 1;
+        if proves(&cert, bound) {
+            return Ok(Candidate {
+                values: positions,
+                certificate: cert,
+                stats,
+            });
+        }
+        if !cert.violations.is_empty() {
+            return Err(format!(
+                "{} equations fail on values the solver took for a Richman function",
+                cert.violations.len()
+            ));
+        }
+        if stats.certificates >= settings.max_certificates {
+            return Err(format!(
+                "after {} certificates the values are still not proved to be {bound:?}",
+                stats.certificates
+            ));
+        }
+        let exact = strategy::Exact::new(&values);
+        strategies = strategy::from_certificate(graph, &exact, &cert, &strategies);
+    }
+}
+
+/// Evaluate and improve until no move switches; returns the exact values of every node.
+#[allow(clippy::too_many_arguments)]
+fn improve_until_richman(
+    graph: &Graph,
+    bound: Bound,
+    settings: &Settings,
+    strategies: &mut Strategies,
+    lw: &[u32],
+    lb: &[u32],
+    stats: &mut SolveStats,
+    progress: &(dyn Fn(Event<'_>) + Sync),
+) -> Result<Vec<Value>, String> {
+    loop {
+        if stats.rounds.len() as u32 >= settings.max_rounds {
+            return Err(format!(
+                "strategy improvement did not settle in {} rounds",
+                settings.max_rounds
+            ));
+        }
+        let t = Instant::now();
+        let (values, evaluation) = evaluate::evaluate(graph, strategies, bound)?;
+        let evaluate_seconds = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let exact = strategy::Exact::new(&values);
+        let (white_switches, black_switches) =
+            strategy::improve(graph, &exact, strategies, lw, lb);
+        let round = Round {
+            evaluation,
+            white_switches,
+            black_switches,
+            evaluate_seconds,
+            improve_seconds: t.elapsed().as_secs_f64(),
+        };
+        progress(Event::Round(&round));
+        stats.rounds.push(round);
+        if white_switches + black_switches == 0 {
+            return Ok(values);
+        }
+    }
+}

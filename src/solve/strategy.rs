@@ -1,0 +1,233 @@
+//! Strategies: one White move and one Black move per position, the targets of the linear
+//! system `x(P) = (x(W(P)) + x(B(P))) / 2`.
+//!
+//! The first strategies come from approximate values: among the moves within ε of the best,
+//! the one with the lowest progress level in a closure built on those near-greedy moves (as
+//! SPEC §2 builds T and T′ on the exactly greedy ones; greedy moves alone can circle, and a
+//! circle with no exit would make the system singular). Then [`improve`] switches every
+//! position whose chosen move is strictly worse, by the exact values, than its best move.
+//! When nothing switches, every equation holds: the chosen moves are greedy and
+//! `x(P) = (x(W) + x(B)) / 2` by construction.
+
+use std::cmp::Ordering;
+
+use rayon::prelude::*;
+
+use crate::certificate::{self, Certificate};
+use crate::graph::{Adjacency, Graph};
+use crate::guess::Value;
+
+/// One White and one Black target (a node of the graph) per position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Strategies {
+    /// White's chosen option, per position.
+    pub white: Vec<u32>,
+    /// Black's chosen option, per position.
+    pub black: Vec<u32>,
+}
+
+/// A tie-break per node: lower is preferred (a progress level; `u32::MAX` if none).
+pub type Levels = Vec<u32>;
+
+/// Near-greedy options within `eps` of the best approximate value.
+fn near_greedy(graph: &Graph, v: &[f64], eps: f64) -> (Adjacency, Adjacency) {
+    let n = graph.positions();
+    let lists: Vec<(Vec<u32>, Vec<u32>)> = (0..n)
+        .into_par_iter()
+        .map(|p| {
+            let val = |t: &u32| v[*t as usize];
+            let w = graph.white(p).iter().map(val).fold(f64::MIN, f64::max);
+            let b = graph.black(p).iter().map(val).fold(f64::MAX, f64::min);
+            let white = graph
+                .white(p)
+                .iter()
+                .copied()
+                .filter(|t| val(t) >= w - eps)
+                .collect();
+            let black = graph
+                .black(p)
+                .iter()
+                .copied()
+                .filter(|t| val(t) <= b + eps)
+                .collect();
+            (white, black)
+        })
+        .collect();
+    let ends = || [Vec::new(), Vec::new()].into_iter();
+    let white = Adjacency::from_lists(lists.iter().map(|l| l.0.clone()).chain(ends()));
+    let black = Adjacency::from_lists(lists.into_iter().map(|l| l.1).chain(ends()));
+    (white, black)
+}
+
+/// Pick, per position, the option of `candidates` with the lowest level, then the best
+/// approximate value (`sign` +1: highest, −1: lowest), then the first.
+fn pick(candidates: &Adjacency, levels: &[u32], v: &[f64], sign: f64, n: usize) -> Vec<u32> {
+    (0..n)
+        .into_par_iter()
+        .map(|p| {
+            *candidates
+                .get(p)
+                .iter()
+                .min_by(|&&a, &&b| {
+                    levels[a as usize].cmp(&levels[b as usize]).then_with(|| {
+                        (sign * v[b as usize])
+                            .partial_cmp(&(sign * v[a as usize]))
+                            .unwrap_or(Ordering::Equal)
+                    })
+                })
+                .expect("every position has an option")
+        })
+        .collect()
+}
+
+/// Strategies from approximate values `v` (one per node), with the levels used to break
+/// ties (White's closure T for White, T′ for Black, built on the near-greedy options).
+pub fn from_approx(graph: &Graph, v: &[f64], eps: f64) -> (Strategies, Levels, Levels) {
+    let n = graph.positions();
+    let (white, black) = near_greedy(graph, v, eps);
+    let (lw, lb) = rayon::join(
+        || certificate::closure(graph, &white, graph.black_adjacency()),
+        || certificate::closure(graph, &black, graph.white_adjacency()),
+    );
+    let strategies = Strategies {
+        white: pick(&white, &lw, v, 1.0, n),
+        black: pick(&black, &lb, v, -1.0, n),
+    };
+    (strategies, lw, lb)
+}
+
+/// Strategies from exact values and their certificate: each side's greedy option with the
+/// lowest level of its closure (SPEC §2's best moves). Where a closure does not reach, the
+/// greedy option with the lowest level anyway (unreached last), then the first.
+pub fn from_certificate(
+    graph: &Graph,
+    x: &Exact<'_>,
+    cert: &Certificate,
+    current: &Strategies,
+) -> Strategies {
+    let n = graph.positions();
+    let choose = |options: &[u32], want, levels: &[u32], now: u32| {
+        let best = x.best(options, want);
+        options
+            .iter()
+            .copied()
+            .filter(|&t| x.cmp(t, best) == Ordering::Equal)
+            .min_by_key(|&t| (levels[t as usize], t != now))
+            .unwrap_or(best)
+    };
+    let (white, black) = rayon::join(
+        || {
+            (0..n)
+                .into_par_iter()
+                .map(|p| {
+                    let now = current.white[p];
+                    choose(graph.white(p), Ordering::Greater, &cert.white_levels, now)
+                })
+                .collect()
+        },
+        || {
+            (0..n)
+                .into_par_iter()
+                .map(|p| {
+                    let now = current.black[p];
+                    choose(graph.black(p), Ordering::Less, &cert.black_levels, now)
+                })
+                .collect()
+        },
+    );
+    Strategies { white, black }
+}
+
+/// Exact values with floating-point shadows, for fast exact comparisons.
+pub struct Exact<'a> {
+    values: &'a [Value],
+    approx: Vec<f64>,
+}
+
+/// Two shadows further apart than this decide a comparison (each is within 2⁻⁵² of its
+/// value, relative; values lie in [0, 1]).
+const DECISIVE: f64 = 1e-12;
+
+impl<'a> Exact<'a> {
+    /// Wrap the exact value of every node.
+    pub fn new(values: &'a [Value]) -> Exact<'a> {
+        use num_traits::ToPrimitive;
+        let approx = values
+            .par_iter()
+            .map(|v| v.to_f64().unwrap_or(f64::NAN))
+            .collect();
+        Exact { values, approx }
+    }
+
+    /// The value of node `i`.
+    pub fn value(&self, i: u32) -> &Value {
+        &self.values[i as usize]
+    }
+
+    /// Compare the values of nodes `i` and `j` exactly.
+    pub fn cmp(&self, i: u32, j: u32) -> Ordering {
+        if i == j {
+            return Ordering::Equal;
+        }
+        let (a, b) = (self.approx[i as usize], self.approx[j as usize]);
+        if (a - b).abs() > DECISIVE {
+            return a.partial_cmp(&b).expect("values are finite");
+        }
+        let (x, y) = (&self.values[i as usize], &self.values[j as usize]);
+        if x.numer() == y.numer() && x.denom() == y.denom() {
+            return Ordering::Equal;
+        }
+        (x.numer() * y.denom()).cmp(&(y.numer() * x.denom()))
+    }
+
+    /// The first of `options` with the `want`-most value (Greater: largest, Less: smallest).
+    pub fn best(&self, options: &[u32], want: Ordering) -> u32 {
+        options
+            .iter()
+            .copied()
+            .reduce(|best, t| if self.cmp(t, best) == want { t } else { best })
+            .expect("every position has an option")
+    }
+}
+
+/// Switch every choice that is strictly worse than the best option by the exact values `x`
+/// to a best option (the one with the lowest tie-break level). Returns how many White and
+/// Black choices switched.
+pub fn improve(
+    graph: &Graph,
+    x: &Exact<'_>,
+    strategies: &mut Strategies,
+    levels_white: &[u32],
+    levels_black: &[u32],
+) -> (usize, usize) {
+    let white = switch(graph, x, &mut strategies.white, true, levels_white);
+    let black = switch(graph, x, &mut strategies.black, false, levels_black);
+    (white, black)
+}
+
+/// [`improve`] for one side.
+fn switch(graph: &Graph, x: &Exact<'_>, choices: &mut [u32], white: bool, levels: &[u32]) -> usize {
+    let want = if white {
+        Ordering::Greater
+    } else {
+        Ordering::Less
+    };
+    choices
+        .par_iter_mut()
+        .enumerate()
+        .map(|(p, now)| {
+            let options = if white { graph.white(p) } else { graph.black(p) };
+            let best = x.best(options, want);
+            if x.cmp(best, *now) != want {
+                return 0;
+            }
+            *now = options
+                .iter()
+                .copied()
+                .filter(|&t| x.cmp(t, best) == Ordering::Equal)
+                .min_by_key(|&t| levels[t as usize])
+                .unwrap_or(best);
+            1
+        })
+        .sum()
+}
