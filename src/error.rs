@@ -73,6 +73,9 @@ pub enum Error {
     /// The requested work does not fit in this machine's limits.
     #[error("{0}")]
     Resources(String),
+    /// Arguments that do not go together.
+    #[error("{0}")]
+    Usage(String),
     /// The certificate did not prove every value exact (α = s = β).
     #[error("{0}")]
     Uncertified(String),

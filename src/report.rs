@@ -5,14 +5,18 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::generate::{ClassReport, KernelStats, Solution, Timings};
+use crate::generate::{ClassReport, KernelStats, Method, Solution, Timings};
+use crate::solve::SolveStats;
 
 /// The contents of `DIR/FxR/summary.json`.
 #[derive(Debug, Serialize)]
 pub struct Summary {
     /// Board, `FxR`.
     pub board: String,
-    /// First n at which sₙ satisfies every equation (null if the run was capped first).
+    /// How the values were made: `iterate` (the study's method) or `solve`.
+    pub method: Method,
+    /// First n at which sₙ satisfies every equation (null if the run was capped first, or
+    /// made by the solve method, which has no iterations).
     pub first_richman_iteration: Option<u32>,
     /// Whether the guesses were proved to be a Richman function.
     pub converged: bool,
@@ -25,8 +29,16 @@ pub struct Summary {
     pub seconds: f64,
     /// Seconds per stage.
     pub stage_seconds: Timings,
-    /// What the kernel's shortcuts achieved (pruned options, frozen bounds).
-    pub kernel: KernelStats,
+    /// What the kernel's shortcuts achieved (pruned options, frozen bounds); null for the
+    /// solve method.
+    pub kernel: Option<KernelStats>,
+    /// What the solve method did: per bound solved (α, and β if α's certificate did not
+    /// prove it too), the floating-point sweeps and each exact evaluation round; null for
+    /// the iterate method.
+    pub solve: Option<Vec<SolveStats>>,
+    /// Positions whose α is below their β (the solve method; 0 when the certificate proves
+    /// α = β everywhere).
+    pub alpha_below_beta: Option<usize>,
     /// Per material class, by name (KvK, KQvK, ...).
     pub classes: BTreeMap<String, ClassReport>,
 }
@@ -35,6 +47,7 @@ pub struct Summary {
 pub fn summary(sol: &Solution, seconds: f64) -> Summary {
     Summary {
         board: sol.board.to_string(),
+        method: sol.method,
         first_richman_iteration: sol.first_richman_iteration,
         converged: sol.converged(),
         certified: sol.certified(),
@@ -42,6 +55,8 @@ pub fn summary(sol: &Solution, seconds: f64) -> Summary {
         seconds,
         stage_seconds: sol.timings.clone(),
         kernel: sol.kernel_stats.clone(),
+        solve: sol.solve_stats.clone(),
+        alpha_below_beta: (sol.method == Method::Solve).then_some(sol.alpha_below_beta.len()),
         classes: sol
             .classes
             .iter()
@@ -78,6 +93,24 @@ pub fn quiescent_lines(sol: &Solution) -> String {
     out
 }
 
+/// The lines of `alpha-below-beta.txt` (the solve method, where α < β somewhere): class,
+/// placement, α, β.
+pub fn alpha_below_beta_lines(sol: &Solution) -> String {
+    let mut out = String::from("# class placement alpha beta\n");
+    for (p, beta) in &sol.alpha_below_beta {
+        let p = *p as usize;
+        let pos = sol.index.position(p);
+        out += &format!(
+            "{} {} {} {}\n",
+            pos.material(),
+            crate::fen::placement(sol.board, &pos),
+            sol.guesses.value(p),
+            beta
+        );
+    }
+    out
+}
+
 /// The contents of each class's table file, in [`crate::position::Material::ALL`] order.
 /// None when the run has no certificate (it did not converge): such values are provisional
 /// and are never written as tables.
@@ -96,6 +129,7 @@ pub fn table_contents(sol: &Solution) -> Option<Vec<crate::table::Contents<'_>>>
                 raw_positions: class.raw_count() as u64,
                 first_richman_iteration: sol.first_richman_iteration,
                 stable_at: rep.stable_at,
+                converged: sol.converged(),
                 certified_alpha: cert.alpha_failures.is_empty(),
                 certified_beta: cert.beta_failures.is_empty(),
                 keys: (0..class.len()).map(|i| class.key(i) as u32).collect(),

@@ -22,6 +22,18 @@ pub fn estimate_bytes(nodes: usize, edges: usize, width: usize) -> u64 {
     (rows + lists + exact + certify) * 115 / 100
 }
 
+/// Bytes the solve method needs with `nodes` nodes and `edges` options: the graph (and
+/// the reversed lists the certificate builds), approximate and exact values with their
+/// fixed-point images, strategies, the components of the chain. Calibrated on 10x10 and
+/// 12x12 runs (see the README); the exact values of three-piece positions stay far below
+/// a kilobyte each on average even where the largest denominators have thousands of
+/// digits.
+pub fn estimate_solve_bytes(nodes: usize, edges: usize) -> u64 {
+    let lists = edges as u64 * 16;
+    let per_node = nodes as u64 * 700;
+    (lists + per_node) * 115 / 100
+}
+
 /// Parse a size like `512M`, `2G`, `1048576` (bytes).
 fn parse_size(text: &str) -> Option<u64> {
     let t = text.trim();

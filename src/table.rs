@@ -44,7 +44,7 @@ pub const EXTENSION: &str = "bidtb";
 pub const HEADER_LEN: usize = 128;
 /// The stored level of a position outside a closure.
 pub const UNREACHED: u32 = u32::MAX;
-/// The stored first Richman iteration of a run that has none.
+/// The stored first Richman iteration (or stable-at iteration) of a run that has none.
 const NO_ITERATION: u32 = u32::MAX;
 
 const FLAG_CONVERGED: u8 = 1;
@@ -103,8 +103,9 @@ pub struct TableInfo {
     pub raw_positions: u64,
     /// The run's first Richman iteration (the whole board's), if it converged.
     pub first_richman_iteration: Option<u32>,
-    /// The iteration at which this class's guesses stopped changing.
-    pub stable_at: u32,
+    /// The iteration at which this class's guesses stopped changing (None for tables made
+    /// by the solve method, which has no iterations).
+    pub stable_at: Option<u32>,
     /// Whether the run proved the guesses a Richman function.
     pub converged: bool,
     /// Whether the certificate proved α = s for every position of the board.
@@ -177,8 +178,10 @@ pub struct Contents<'a> {
     pub raw_positions: u64,
     /// The run's first Richman iteration, if it converged.
     pub first_richman_iteration: Option<u32>,
-    /// Where this class's guesses stopped changing.
-    pub stable_at: u32,
+    /// Where this class's guesses stopped changing (None: the solve method).
+    pub stable_at: Option<u32>,
+    /// Whether the values were proved to form a Richman function.
+    pub converged: bool,
     /// Whether α = s was proved for the whole board.
     pub certified_alpha: bool,
     /// Whether β = s was proved for the whole board.
@@ -265,7 +268,7 @@ pub fn encode(c: &Contents<'_>) -> Vec<u8> {
             .unwrap_or(0)
     };
     let flag = |on: bool, bit: u8| if on { bit } else { 0 };
-    let flags = flag(c.first_richman_iteration.is_some(), FLAG_CONVERGED)
+    let flags = flag(c.converged, FLAG_CONVERGED)
         | flag(c.certified_alpha, FLAG_CERTIFIED_ALPHA)
         | flag(c.certified_beta, FLAG_CERTIFIED_BETA);
     let class = Material::ALL
@@ -284,7 +287,7 @@ pub fn encode(c: &Contents<'_>) -> Vec<u8> {
         first_richman_iteration: U32::new(c.first_richman_iteration.unwrap_or(NO_ITERATION)),
         positions: offset(p),
         raw_positions: U64::new(c.raw_positions),
-        stable_at: U32::new(c.stable_at),
+        stable_at: U32::new(c.stable_at.unwrap_or(NO_ITERATION)),
         max_level_white: U32::new(max_level(&c.levels_white)),
         max_level_black: U32::new(max_level(&c.levels_black)),
         dictionary_len: U32::new(dictionary.len() as u32),
@@ -536,7 +539,7 @@ fn validate(bytes: &[u8]) -> Result<(TableInfo, Layout), String> {
         positions,
         raw_positions: header.raw_positions.get(),
         first_richman_iteration: (first != NO_ITERATION).then_some(first),
-        stable_at: header.stable_at.get(),
+        stable_at: (header.stable_at.get() != NO_ITERATION).then_some(header.stable_at.get()),
         converged: flags & FLAG_CONVERGED != 0,
         certified_alpha: flags & FLAG_CERTIFIED_ALPHA != 0,
         certified_beta: flags & FLAG_CERTIFIED_BETA != 0,
@@ -562,7 +565,8 @@ mod tests {
             material: Material::ALL[2],
             raw_positions: 100,
             first_richman_iteration: Some(7),
-            stable_at: 5,
+            stable_at: Some(5),
+            converged: true,
             certified_alpha: true,
             certified_beta: true,
             keys: (0..p as u32).map(|k| 3 * k + 1).collect(),

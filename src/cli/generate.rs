@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::parse_board;
 use crate::atomic;
 use crate::error::Error;
-use crate::generate::{self, Observer, Options, Solution};
+use crate::generate::{self, Method, Observer, Options, Solution};
 use crate::geometry::Board;
 use crate::report;
 
@@ -24,17 +24,23 @@ struct Progress {
 }
 
 impl Progress {
-    fn new(quiet: bool, max_iterations: Option<u32>, positions: usize) -> Progress {
+    fn new(
+        quiet: bool,
+        method: Method,
+        max_iterations: Option<u32>,
+        positions: usize,
+    ) -> Progress {
         let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
-            let bar = match max_iterations {
-                Some(m) => ProgressBar::new(m as u64),
-                None => ProgressBar::new_spinner(),
+            let bar = match (method, max_iterations) {
+                (Method::Iterate, Some(m)) => ProgressBar::new(m as u64),
+                (Method::Solve, _) => ProgressBar::new(0),
+                _ => ProgressBar::new_spinner(),
             };
             bar.set_draw_target(ProgressDrawTarget::stderr());
-            let template = if max_iterations.is_some() {
-                "{spinner} iteration {pos}/{len} {wide_bar} {msg} eta {eta}"
-            } else {
-                "{spinner} iteration {pos} ({per_sec}) {msg} [{elapsed}]"
+            let template = match (method, max_iterations) {
+                (Method::Solve, _) => "{spinner} components {pos}/{len} {wide_bar} [{elapsed}]",
+                (_, Some(_)) => "{spinner} iteration {pos}/{len} {wide_bar} {msg} eta {eta}",
+                _ => "{spinner} iteration {pos} ({per_sec}) {msg} [{elapsed}]",
             };
             bar.set_style(ProgressStyle::with_template(template).expect("valid template"));
             bar
@@ -60,12 +66,12 @@ impl Progress {
 
 impl Observer for Progress {
     fn stage(&self, name: &str) {
-        if name == "iterate" {
+        if name == "iterate" || name == "solve" {
             *self.started.lock().expect("not poisoned") = Some(std::time::Instant::now());
         }
     }
     fn stage_done(&self, name: &str, seconds: f64) {
-        if let (Some(bar), "iterate") = (&self.bar, name) {
+        if let (Some(bar), "iterate" | "solve") = (&self.bar, name) {
             bar.finish_and_clear();
         }
         self.line(&format!("stage {name}: {seconds:.3} s"));
@@ -87,6 +93,15 @@ impl Observer for Progress {
                     rate.unwrap_or(0.0)
                 ));
             }
+        }
+    }
+    fn notice_detail(&self, text: &str) {
+        self.line(text);
+    }
+    fn components(&self, done: usize, total: usize) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
         }
     }
     fn notice(&self, text: &str) {
@@ -113,12 +128,35 @@ fn prepare_dir(dir: &Path) -> Result<(), Error> {
 }
 
 fn human_summary(sol: &Solution, out: &mut impl Write) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "board {}: {} iterations in {:.1} s",
-        sol.board, sol.iterations_run, sol.timings.iterate
-    )?;
+    if sol.method == Method::Solve {
+        let rounds: usize = sol
+            .solve_stats
+            .iter()
+            .flatten()
+            .map(|s| s.rounds.len())
+            .sum();
+        writeln!(
+            out,
+            "board {}: solved in {:.1} s ({rounds} exact evaluations)",
+            sol.board, sol.timings.solve
+        )?;
+        if !sol.alpha_below_beta.is_empty() {
+            writeln!(
+                out,
+                "ALPHA < BETA at {} positions: listed in alpha-below-beta.txt; the values \
+                 kept are alpha",
+                sol.alpha_below_beta.len()
+            )?;
+        }
+    } else {
+        writeln!(
+            out,
+            "board {}: {} iterations in {:.1} s",
+            sol.board, sol.iterations_run, sol.timings.iterate
+        )?;
+    }
     match sol.first_richman_iteration {
+        _ if sol.method == Method::Solve => {}
         Some(n) => writeln!(
             out,
             "the guesses first satisfy every equation at iteration {n}"
@@ -173,7 +211,7 @@ fn human_summary(sol: &Solution, out: &mut impl Write) -> std::io::Result<()> {
             m.to_string(),
             c.positions.to_string(),
             c.canonical_positions.to_string(),
-            c.stable_at.to_string(),
+            opt(c.stable_at.map(|n| n.to_string())),
             format!("{} dig", c.max_denominator_digits),
             yes(c.certified_alpha),
             yes(c.certified_beta),
@@ -227,6 +265,12 @@ pub(super) struct Args {
     /// Board as FILESxRANKS, each 2..=16 (e.g. 8x8, 4x4, 3x4 = 3 files by 4 ranks).
     #[arg(long, default_value = "8x8", value_parser = parse_board)]
     pub board: Board,
+    /// How the values are made: `iterate` (the study's αₙ/βₙ iteration with
+    /// simplest-rational guesses; reproduces 2644 on 8x8, reaches boards up to about 8x8)
+    /// or `solve` (exact linear solves under improving strategies; every board). The
+    /// certificate proves the values either way, and both write the same tables.
+    #[arg(long, value_enum, default_value_t = MethodArg::Iterate)]
+    pub method: MethodArg,
     /// Output directory; results go to DIR/FxR/.
     #[arg(long, default_value = "tables")]
     pub out: PathBuf,
@@ -267,6 +311,15 @@ pub(super) struct Args {
     pub resume: bool,
 }
 
+/// The `--method` values.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub(super) enum MethodArg {
+    /// The study's iteration (reproduces 2644).
+    Iterate,
+    /// Exact solves under improving strategies.
+    Solve,
+}
+
 /// Write the table file of every class, unless the run has no certificate or a failed one
 /// that was not accepted. Returns how many files were written.
 fn write_tables(sol: &Solution, dir: &Path, accept_failed: bool) -> Result<usize, Error> {
@@ -293,6 +346,7 @@ fn write_tables(sol: &Solution, dir: &Path, accept_failed: bool) -> Result<usize
 pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let Args {
         board,
+        method,
         threads: _,
         out,
         max_iterations,
@@ -304,15 +358,36 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         checkpoint_every,
         resume,
     } = args;
+    let method = match method {
+        MethodArg::Iterate => Method::Iterate,
+        MethodArg::Solve => Method::Solve,
+    };
+    if method == Method::Solve {
+        let iterate_only = [
+            ("--max-iterations", max_iterations.is_some()),
+            ("--checkpoint-every", checkpoint_every.is_some()),
+            ("--resume", resume),
+        ];
+        if let Some((flag, _)) = iterate_only.iter().find(|(_, given)| *given) {
+            return Err((
+                2,
+                Error::Usage(format!(
+                    "{flag} applies to --method iterate only (the solve method has no \
+                     iterations to cap or checkpoint)"
+                )),
+            ));
+        }
+    }
     let dir = out.join(board.to_string());
     prepare_dir(&dir).map_err(|e| (2, e))?;
     atomic::remove_stale_temporaries(&dir);
     let mut options = Options::new(board);
+    options.method = method;
     options.max_iterations = max_iterations;
     options.check_every = check_every;
     options.measure_every = measure_every;
     let estimate = crate::index::estimate_positions(board);
-    let progress = Progress::new(quiet, max_iterations, estimate);
+    let progress = Progress::new(quiet, method, max_iterations, estimate);
     // Ctrl-C and SIGTERM stop the run between two iterations (a second one kills it).
     static STOP: AtomicBool = AtomicBool::new(false);
     let _ = ctrlc::set_handler(|| {
@@ -354,8 +429,18 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let summary = report::summary(&sol, seconds);
     let text = serde_json::to_string_pretty(&summary).expect("summary serialises");
     atomic::write_atomic(&dir.join("summary.json"), text.as_bytes()).map_err(|e| (1, e))?;
-    let record = crate::convergence::Convergence::of(&sol).to_csv();
-    atomic::write_atomic(&dir.join("convergence.csv"), record.as_bytes()).map_err(|e| (1, e))?;
+    if method == Method::Iterate {
+        let record = crate::convergence::Convergence::of(&sol).to_csv();
+        atomic::write_atomic(&dir.join("convergence.csv"), record.as_bytes())
+            .map_err(|e| (1, e))?;
+    }
+    let split = dir.join("alpha-below-beta.txt");
+    if sol.alpha_below_beta.is_empty() {
+        let _ = std::fs::remove_file(&split);
+    } else {
+        let lines = report::alpha_below_beta_lines(&sol);
+        atomic::write_atomic(&split, lines.as_bytes()).map_err(|e| (1, e))?;
+    }
     if sol.certificate.is_some() {
         let lines = report::quiescent_lines(&sol);
         atomic::write_atomic(&dir.join("quiescent.txt"), lines.as_bytes()).map_err(|e| (1, e))?;

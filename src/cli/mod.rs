@@ -24,10 +24,12 @@ use crate::geometry::Board;
 ///
 /// A position's value is the share of the money Black needs to win the bidding game, which
 /// equals White's winning probability when a fair coin decides who moves. Values are exact
-/// rationals, computed by iterating lower and upper bounds (αₙ, βₙ) and guessing each value
-/// as the simplest rational between them until the guesses satisfy every equation.
+/// rationals, computed either by the study's method (iterating lower and upper bounds αₙ,
+/// βₙ and guessing each value as the simplest rational between them until the guesses
+/// satisfy every equation) or by exact linear solves under improving strategies
+/// (`generate --method solve`, any board), and proved by a certificate either way.
 ///
-/// Typical use: `bidtb generate` (8x8, about two minutes), then
+/// Typical use: `bidtb generate` (8x8, under a minute), then
 /// `bidtb query '3k3R/8/3K4/8/8/8/8/8'`, `bidtb verify` to re-prove the files, and
 /// `bidtb serve` to explore them in a browser at http://127.0.0.1:8080/.
 ///
@@ -46,13 +48,18 @@ pub struct Cli {
 enum Command {
     /// Compute every position of two kings and at most one more piece on a board.
     ///
-    /// Iterates αₙ, βₙ for all classes (KvK, KQvK, KRvK, KBvK, KNvK, KPvK) jointly, tracks the
-    /// guesses sₙ, and stops once they form a Richman function; then proves every value
-    /// exact (the closures T and T′). Prints a summary and writes DIR/FxR/summary.json,
-    /// DIR/FxR/quiescent.txt, DIR/FxR/convergence.csv (per iteration and class: guesses
-    /// changed, failed equations where tested) and, when every value is proved, one table file per class
-    /// (DIR/FxR/KRvK.bidtb, ...; format in docs/FORMAT.md). On 8x8 the first Richman
-    /// iteration is 2644.
+    /// With --method iterate (the default, the study's method): iterates αₙ, βₙ for all
+    /// classes (KvK, KQvK, KRvK, KBvK, KNvK, KPvK) jointly, tracks the guesses sₙ, and stops
+    /// once they form a Richman function; on 8x8 the first Richman iteration is 2644. With
+    /// --method solve: floating-point value iteration proposes one move per side and
+    /// position, exact linear solves give the values those moves make, moves that are
+    /// strictly worse are switched until every equation holds (any board; 8x8 in about a
+    /// second, 10x10 in under a minute). Either way every value is then proved exact (the
+    /// closures T and T′). Prints a summary and writes DIR/FxR/summary.json,
+    /// DIR/FxR/quiescent.txt, DIR/FxR/convergence.csv (iterate: per iteration and class,
+    /// guesses changed, failed equations where tested) and, when every value is proved, one
+    /// table file per class (DIR/FxR/KRvK.bidtb, ...; format in docs/FORMAT.md). The two
+    /// methods write the same tables, apart from the header's iteration fields.
     Generate(generate::Args),
     /// Look up a position: exact value, every move of each side with its value and progress
     /// level (best first), the bid and whether it is a zugzwang.
@@ -202,7 +209,11 @@ pub fn main() -> ExitCode {
 /// The exit code for an error: 2 for bad input, 1 for everything that failed at run time.
 fn exit_code(e: &Error) -> u8 {
     match e {
-        Error::BoardSize(_) | Error::Position(_) | Error::Fen { .. } | Error::Material(_) => 2,
+        Error::BoardSize(_)
+        | Error::Position(_)
+        | Error::Fen { .. }
+        | Error::Material(_)
+        | Error::Usage(_) => 2,
         _ => 1,
     }
 }

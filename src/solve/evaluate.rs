@@ -14,8 +14,9 @@ use num_traits::{One, Zero};
 use rayon::prelude::*;
 
 use super::linear::{self, Row};
+use super::rational::mean;
 use super::strategy::Strategies;
-use super::Bound;
+use super::{Bound, Event, Progress, SolveError};
 use crate::graph::{Adjacency, Graph};
 use crate::guess::Value;
 
@@ -35,32 +36,6 @@ pub struct EvalStats {
     pub max_bits: u64,
     /// Depth of the condensation (sequential steps).
     pub depth: usize,
-}
-
-/// `(a + b) / 2` in lowest terms (Knuth's gcd-saving addition).
-pub fn mean(a: &Value, b: &Value) -> Value {
-    use num_integer::Integer;
-    let (na, da, nb, db) = (a.numer(), a.denom(), b.numer(), b.denom());
-    let (num, den) = if da == db {
-        (na + nb, da.clone())
-    } else {
-        let g = da.gcd(db);
-        if g.is_one() {
-            (na * db + nb * da, da * db)
-        } else {
-            let t = na * (db / &g) + nb * (da / &g);
-            let g2 = t.gcd(&g);
-            (&t / &g2, (da / &g) * (db / &g2))
-        }
-    };
-    // num/den is in lowest terms unless da == db; halve it.
-    if da == db {
-        Value::new(num, den << 1)
-    } else if num.bit(0) {
-        Value::new_raw(num, den << 1)
-    } else {
-        Value::new_raw(num >> 1, den)
-    }
 }
 
 /// The chain's edges reversed: for each node, the positions whose chosen moves lead to it.
@@ -159,13 +134,14 @@ fn components(strategies: &Strategies, active: &[bool]) -> (Vec<u32>, Vec<u32>) 
 }
 
 /// The exact value of every node under `strategies` with `bound`'s convention for play
-/// that never ends. `Err` only if a system defeats the exact solver (it never returns a
-/// wrong value: every system's solution is checked exactly).
+/// that never ends. `Err` if `progress` asks to stop, or if a system defeats the exact
+/// solver (it never returns a wrong value: every system's solution is checked exactly).
 pub fn evaluate(
     graph: &Graph,
     strategies: &Strategies,
     bound: Bound,
-) -> Result<(Vec<Value>, EvalStats), String> {
+    progress: &Progress<'_>,
+) -> Result<(Vec<Value>, EvalStats), SolveError> {
     let n = graph.positions();
     let (goal, stuck_value) = match bound {
         Bound::Alpha => (graph.win(), Value::zero()),
@@ -215,7 +191,13 @@ pub fn evaluate(
     for (c, &d) in depth.iter().enumerate() {
         by_depth[d as usize].push(c as u32);
     }
+    let mut done = 0;
     for level in by_depth {
+        if !progress(Event::Components { done, total: comps }) {
+            return Err(SolveError::Stopped);
+        }
+        done += level.len();
+        let t0 = std::time::Instant::now();
         let solved: Vec<Result<(Vec<(u32, Value)>, u64), String>> = level
             .par_iter()
             .with_min_len(64)
@@ -225,6 +207,9 @@ pub fn evaluate(
                 solve_component(part, strategies, &x, &comp_of, c as u32)
             })
             .collect();
+        if std::env::var("BIDTB_DEBUG").is_ok() && t0.elapsed().as_secs_f64() > 0.2 {
+            eprintln!("level of {} comps: {:.2}s", level.len(), t0.elapsed().as_secs_f64());
+        }
         for result in solved {
             let (values, bits) = result?;
             if values.len() > 1 {
@@ -300,29 +285,4 @@ fn solve_component(
     }
     let (values, stats) = linear::solve(&rows, &rhs)?;
     Ok((part.iter().copied().zip(values).collect(), stats.bits))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn v(n: u64, d: u64) -> Value {
-        Value::new(n.into(), d.into())
-    }
-
-    #[test]
-    fn mean_is_exact_and_reduced() {
-        for (a, b) in [
-            (v(1, 3), v(1, 6)),
-            (v(2, 5), v(3, 5)),
-            (v(1, 4), v(1, 12)),
-            (v(0, 1), v(1, 1)),
-            (v(7, 10), v(3, 14)),
-        ] {
-            let m = mean(&a, &b);
-            let want = (a.clone() + b.clone()) / Value::from_integer(2u8.into());
-            assert_eq!(m, want);
-            assert_eq!((m.numer().clone(), m.denom().clone()), (want.numer().clone(), want.denom().clone()));
-        }
-    }
 }

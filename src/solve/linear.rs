@@ -18,6 +18,9 @@ use num_integer::Integer;
 use num_rational::Ratio;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
+use rayon::prelude::*;
+
+use super::rational::reduced;
 use crate::guess::{Value, simplest_between};
 
 /// One row of the system: `diag · x_i − Σ coef · x_j` over `off[..len]`.
@@ -63,25 +66,37 @@ pub fn solve(rows: &[Row], rhs: &[Value]) -> Result<(Vec<Value>, LinearStats), S
         .iter()
         .map(|v| BigInt::from(v.numer() * (&lcm / v.denom())))
         .collect();
-    let mut y = vec![BigInt::zero(); m];
+    // y = (high << block_bits) + block: recent corrections gather in the short `block`,
+    // folded into the long `high` every FOLD_BITS, so that a round costs time in the size
+    // of the corrections, not of the whole approximation.
+    let mut high = vec![BigInt::zero(); m];
+    let mut block = vec![BigInt::zero(); m];
+    let mut block_bits: u64 = 0;
     let mut r = c.clone();
     let mut k: u64 = 0;
     let mut step: u64 = 32;
     let mut next_try: u64 = 64;
     let mut stalled = 0;
     let mut d = vec![0.0f64; m];
+    let fold = |high: &mut Vec<BigInt>, block: &mut Vec<BigInt>, bits: &mut u64| {
+        high.par_iter_mut().zip(block.par_iter_mut()).for_each(|(h, b)| {
+            *h = (&*h << *bits) + std::mem::take(b);
+        });
+        *bits = 0;
+    };
     loop {
         let e = r.iter().map(|x| x.bits()).max().unwrap_or(0);
         if e == 0 {
             // Exact: y / 2^k is L·x.
+            fold(&mut high, &mut block, &mut block_bits);
             let den = &lcm << k;
-            let x: Vec<Value> = y
+            let x: Vec<Value> = high
                 .iter()
-                .map(|v| Ratio::new(v.magnitude().clone(), den.clone()))
+                .map(|v| reduced(v.magnitude().clone(), den.clone()))
                 .collect();
             stats.attempts += 1;
             stats.bits = k;
-            return if y.iter().all(|v| !v.is_negative()) && check(rows, rhs, &x) {
+            return if high.iter().all(|v| !v.is_negative()) && check(rows, rhs, &x) {
                 Ok((x, stats))
             } else {
                 Err("the exact residual vanished on a wrong solution".into())
@@ -94,14 +109,21 @@ pub fn solve(rows: &[Row], rhs: &[Value]) -> Result<(Vec<Value>, LinearStats), S
         d.iter_mut().for_each(|v| *v = 0.0);
         stats.sweeps += gauss_seidel(rows, &rf, &mut d) as u64;
         let growth = d.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-        let dy: Vec<BigInt> = d.iter().map(|&v| round_scaled(v, e + step)).collect();
-        for i in 0..m {
-            y[i] = (&y[i] << step) + &dy[i];
-            let mut acc = (&r[i] << step) - &dy[i] * rows[i].diag as u32;
+        let dy: Vec<BigInt> = d.par_iter().map(|&v| round_scaled(v, e + step)).collect();
+        // y ← 2^step · y + dy and R ← 2^step · R − A · dy.
+        block.par_iter_mut().zip(&dy).for_each(|(b, dyi)| {
+            *b = (&*b << step) + dyi;
+        });
+        block_bits += step;
+        r.par_iter_mut().enumerate().for_each(|(i, ri)| {
+            let mut acc = (&*ri << step) - &dy[i] * rows[i].diag as u32;
             for &(j, coef) in rows[i].terms() {
                 acc += &dy[j as usize] * coef as u32;
             }
-            r[i] = acc;
+            *ri = acc;
+        });
+        if block_bits >= FOLD_BITS {
+            fold(&mut high, &mut block, &mut block_bits);
         }
         k += step;
         stats.rounds += 1;
@@ -128,9 +150,10 @@ pub fn solve(rows: &[Row], rhs: &[Value]) -> Result<(Vec<Value>, LinearStats), S
         };
         if k >= next_try && e_new > 0 {
             stats.attempts += 1;
+            fold(&mut high, &mut block, &mut block_bits);
             // The error of y is about |A⁻¹| · |R|; |d| / |R / 2^e| estimates |A⁻¹|.
             let guard = 8 + growth.max(1.0).log2().ceil() as u64;
-            if let Some(x) = reconstruct(rows, &c, &y, &lcm, k, e_new + guard) {
+            if let Some(x) = reconstruct(rows, &c, &high, &lcm, k, e_new + guard) {
                 stats.bits = k;
                 return Ok((x, stats));
             }
@@ -138,6 +161,10 @@ pub fn solve(rows: &[Row], rhs: &[Value]) -> Result<(Vec<Value>, LinearStats), S
         }
     }
 }
+
+/// Corrections gather in a short block folded into the long approximation every this many
+/// bits.
+const FOLD_BITS: u64 = 1024;
 
 /// The largest number of bits a refinement round adds.
 const MAX_STEP: u64 = 48;
@@ -218,20 +245,33 @@ fn reconstruct(
     let precision = (den.bits() as i64 - err as i64 - 1).max(0) as u64;
     let slack = BigInt::one() << err;
     let mut q = BigInt::one();
-    let mut t: Vec<BigInt> = Vec::with_capacity(y.len());
-    for yi in y {
-        // t = round(y_i · q / den); it is x_i's numerator over q if within the error.
-        let scaled = yi * &q;
-        let (mut num, rem) = scaled.div_mod_floor(&den);
-        if (&rem << 1u8) >= den {
-            num += 1;
+    let mut t: Vec<Option<BigInt>> = vec![None; y.len()];
+    // Each pass finds every numerator that q explains (in parallel); the first entry it
+    // does not explain extends q, and the next pass tries the rest again.
+    loop {
+        let found: Vec<(usize, BigInt)> = t
+            .par_iter()
+            .enumerate()
+            .filter(|(_, ti)| ti.is_none())
+            .filter_map(|(i, _)| {
+                // t = round(y_i · q / den): x_i's numerator over q if within the error.
+                let scaled = &y[i] * &q;
+                let (mut num, rem) = scaled.div_mod_floor(&den);
+                if (&rem << 1u8) >= den {
+                    num += 1;
+                }
+                let off = (&scaled - &num * &den).abs();
+                (off <= &slack * &q).then_some((i, num))
+            })
+            .collect();
+        for (i, num) in found {
+            t[i] = Some(num);
         }
-        let off = (&scaled - &num * &den).abs();
-        if off <= &slack * &q {
-            t.push(num);
-            continue;
-        }
+        let Some(i) = t.iter().position(Option::is_none) else {
+            break;
+        };
         // Extend q: x_i · q lies in [(y_i − slack) q, (y_i + slack) q] / den.
+        let yi = &y[i];
         let lo = ((yi - &slack).max(BigInt::zero()) * &q).into_parts().1;
         let hi = ((yi + &slack).min(den.clone()) * &q).into_parts().1;
         let d = den.magnitude();
@@ -240,16 +280,15 @@ fn reconstruct(
         if 2 * b.bits() + q.bits() + 16 > precision {
             return None;
         }
-        // x_i = z / q = a / (b q): every earlier numerator scales by b.
-        for earlier in &mut t {
-            *earlier *= &b;
-        }
+        // x_i = z / q = a / (b q): every numerator found so far scales by b.
+        t.par_iter_mut().flatten().for_each(|ti| *ti *= &b);
         q *= &b;
-        t.push(BigInt::from(z.numer().clone()));
+        t[i] = Some(BigInt::from(z.numer().clone()));
     }
+    let t: Vec<BigInt> = t.into_iter().map(|ti| ti.expect("every entry found")).collect();
     // Exact check in integers: diag · t_i · L = c_i · q + Σ coef · t_j · L.
     let l = BigInt::from(lcm.clone());
-    let holds = rows.iter().enumerate().all(|(i, row)| {
+    let holds = rows.par_iter().enumerate().all(|(i, row)| {
         let mut right = &c[i] * &q;
         for &(j, coef) in row.terms() {
             right += &t[j as usize] * &l * coef as u32;
@@ -261,8 +300,8 @@ fn reconstruct(
     }
     let q = q.into_parts().1;
     Some(
-        t.into_iter()
-            .map(|v| Ratio::new(v.into_parts().1, q.clone()))
+        t.into_par_iter()
+            .map(|v| reduced(v.into_parts().1, q.clone()))
             .collect(),
     )
 }

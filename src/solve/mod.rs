@@ -19,6 +19,7 @@
 pub mod approx;
 pub mod evaluate;
 pub mod linear;
+pub mod rational;
 pub mod strategy;
 
 use std::time::Instant;
@@ -123,13 +124,38 @@ impl Default for Settings {
     }
 }
 
-/// Progress of a solve, for display.
+/// Progress of a solve, for display. The callback answers whether to go on.
 pub enum Event<'a> {
     /// A stage starts.
     Stage(&'a str),
     /// A round finished.
     Round(&'a Round),
+    /// An exact evaluation has solved `done` of `total` components.
+    Components {
+        /// Components solved.
+        done: usize,
+        /// Components of the chain.
+        total: usize,
+    },
 }
+
+/// Why a solve returned no values.
+#[derive(Debug)]
+pub enum SolveError {
+    /// The progress callback asked to stop.
+    Stopped,
+    /// No proof was reached (the reason); never a wrong value instead.
+    Failed(String),
+}
+
+impl From<String> for SolveError {
+    fn from(why: String) -> SolveError {
+        SolveError::Failed(why)
+    }
+}
+
+/// The progress callback: told of each [`Event`], answers whether to go on.
+pub type Progress<'a> = dyn Fn(Event<'_>) -> bool + Sync + 'a;
 
 /// The exact values of every position as [`Guesses`] (fixed-point images wide enough for
 /// most comparisons to be decided without rationals).
@@ -153,13 +179,20 @@ pub fn solve_bound(
     graph: &Graph,
     bound: Bound,
     settings: &Settings,
-    progress: &(dyn Fn(Event<'_>) + Sync),
-) -> Result<Candidate, String> {
-    progress(Event::Stage("float"));
+    progress: &Progress<'_>,
+) -> Result<Candidate, SolveError> {
+    let go_on = |event: Event<'_>| {
+        if progress(event) {
+            Ok(())
+        } else {
+            Err(SolveError::Stopped)
+        }
+    };
+    go_on(Event::Stage("float"))?;
     let t = Instant::now();
     let approx = approx::iterate(graph, bound, settings.float_tolerance, settings.max_sweeps);
     let float_seconds = t.elapsed().as_secs_f64();
-    progress(Event::Stage("strategies"));
+    go_on(Event::Stage("strategies"))?;
     let t = Instant::now();
     let (strategies, lw, lb) = strategy::from_approx(graph, &approx.values, settings.near);
     let mut stats = SolveStats {
@@ -175,7 +208,7 @@ pub fn solve_bound(
     drop(approx);
     let mut strategies = strategies;
     loop {
-        progress(Event::Stage("exact"));
+        go_on(Event::Stage("exact"))?;
         let values = improve_until_richman(
             graph,
             bound,
@@ -186,7 +219,7 @@ pub fn solve_bound(
             &mut stats,
             progress,
         )?;
-        progress(Event::Stage("certify"));
+        go_on(Event::Stage("certify"))?;
         let t = Instant::now();
         let positions = values[..graph.positions()].to_vec();
         let cert = certificate::certify(&guesses_of(&positions), graph);
@@ -200,16 +233,16 @@ pub fn solve_bound(
             });
         }
         if !cert.violations.is_empty() {
-            return Err(format!(
+            return Err(SolveError::Failed(format!(
                 "{} equations fail on values the solver took for a Richman function",
                 cert.violations.len()
-            ));
+            )));
         }
         if stats.certificates >= settings.max_certificates {
-            return Err(format!(
+            return Err(SolveError::Failed(format!(
                 "after {} certificates the values are still not proved to be {bound:?}",
                 stats.certificates
-            ));
+            )));
         }
         let exact = strategy::Exact::new(&values);
         strategies = strategy::from_certificate(graph, &exact, &cert, &strategies);
@@ -226,17 +259,17 @@ fn improve_until_richman(
     lw: &[u32],
     lb: &[u32],
     stats: &mut SolveStats,
-    progress: &(dyn Fn(Event<'_>) + Sync),
-) -> Result<Vec<Value>, String> {
+    progress: &Progress<'_>,
+) -> Result<Vec<Value>, SolveError> {
     loop {
         if stats.rounds.len() as u32 >= settings.max_rounds {
-            return Err(format!(
+            return Err(SolveError::Failed(format!(
                 "strategy improvement did not settle in {} rounds",
                 settings.max_rounds
-            ));
+            )));
         }
         let t = Instant::now();
-        let (values, evaluation) = evaluate::evaluate(graph, strategies, bound)?;
+        let (values, evaluation) = evaluate::evaluate(graph, strategies, bound, progress)?;
         let evaluate_seconds = t.elapsed().as_secs_f64();
         let t = Instant::now();
         let exact = strategy::Exact::new(&values);
@@ -249,8 +282,11 @@ fn improve_until_richman(
             evaluate_seconds,
             improve_seconds: t.elapsed().as_secs_f64(),
         };
-        progress(Event::Round(&round));
+        let go_on = progress(Event::Round(&round));
         stats.rounds.push(round);
+        if !go_on {
+            return Err(SolveError::Stopped);
+        }
         if white_switches + black_switches == 0 {
             return Ok(values);
         }
