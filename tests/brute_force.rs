@@ -1,9 +1,10 @@
 //! The engine against an obviously-correct reference: exact rationals (num-rational), every
-//! position separately (no symmetry), no fixed point, on tiny boards.
+//! position separately (no symmetry), no fixed point, on tiny boards. Both methods: the
+//! iteration step by step, and the solve method's final values.
 
 use std::collections::HashMap;
 
-use bidtb::generate::{self, Options, Silent};
+use bidtb::generate::{self, Method, Options, Silent};
 use bidtb::graph::Graph;
 use bidtb::guess::{Guesses, Value, simplest_between};
 use bidtb::index::{Index, transform};
@@ -195,6 +196,14 @@ fn compare(files: u8, ranks: u8) {
             reference.last_change[r],
             "{pos:?}"
         );
+    }
+    // The solve method reaches the reference's Richman function by another road.
+    let mut options = Options::new(board);
+    options.method = Method::Solve;
+    let solved = generate::solve(&options, &Silent);
+    assert!(solved.certified(), "{board}");
+    for (r, pos) in reference.positions.iter().enumerate() {
+        assert_eq!(solved.value(pos), Some(&reference.guess[r]), "solve {pos:?}");
     }
 }
 

@@ -402,3 +402,81 @@ fn plot_draws_the_convergence_record() {
     let (code, _, stderr) = bidtb(&["plot", run.to_str().unwrap()]);
     assert_eq!(code, 2, "{stderr}");
 }
+
+/// `--method solve`: the same table bodies as the default method, a summary that says how
+/// they were made, `verify` passing on them, `query` answering from them.
+#[test]
+fn the_solve_method_writes_tables_that_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("solve");
+    let iterated = dir.path().join("iterate");
+    let (code, stdout, stderr) = bidtb(&[
+        "generate",
+        "--board",
+        "5x4",
+        "--method",
+        "solve",
+        "--out",
+        root.to_str().unwrap(),
+        "--json",
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["method"], "solve");
+    assert!(json["first_richman_iteration"].is_null());
+    assert_eq!(json["certified"], true);
+    assert_eq!(json["alpha_below_beta"], 0);
+    assert!(json["classes"]["KNvK"]["stable_at"].is_null());
+    assert_eq!(json["solve"][0]["bound"], "alpha");
+    assert!(json["stage_seconds"]["solve"].as_f64().unwrap() > 0.0);
+    assert!(json["stage_seconds"].get("kernel").is_none());
+    assert!(!root.join("5x4/convergence.csv").exists());
+    let (code, _, stderr) = bidtb(&[
+        "generate",
+        "--board",
+        "5x4",
+        "--out",
+        iterated.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    for class in ["KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK"] {
+        let read = |d: &std::path::Path| std::fs::read(d.join(format!("5x4/{class}.bidtb"))).unwrap();
+        let (a, b) = (read(&root), read(&iterated));
+        assert_eq!(a[128..], b[128..], "{class}");
+    }
+    let (code, stdout, _) = bidtb(&["verify", "--tables", root.to_str().unwrap(), "--board", "5x4"]);
+    assert_eq!(code, 0, "{stdout}");
+    let (code, stdout, _) = bidtb(&[
+        "query",
+        "--tables",
+        root.to_str().unwrap(),
+        "--json",
+        "1k3/5/5/K3R",
+    ]);
+    assert_eq!(code, 0);
+    let probe: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(probe["certified"], true);
+}
+
+/// Flags that only make sense for the iteration are refused with the solve method.
+#[test]
+fn iteration_flags_are_refused_with_the_solve_method() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    for extra in [
+        &["--max-iterations", "5"][..],
+        &["--checkpoint-every", "5"][..],
+        &["--resume"][..],
+    ] {
+        let mut args = vec!["generate", "--board", "4x4", "--method", "solve", "--out", out];
+        args.extend_from_slice(extra);
+        let (code, _, stderr) = bidtb(&args);
+        assert_eq!(code, 2, "{extra:?}");
+        assert!(stderr.contains("--method iterate only"), "{stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    }
+    let (code, _, stderr) = bidtb(&["generate", "--board", "4x4", "--method", "guess", "--out", out]);
+    assert_eq!(code, 2, "{stderr}");
+}

@@ -404,6 +404,11 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let started = std::time::Instant::now();
     let sol = match generate::solve_with(&options, &progress, &control).map_err(|e| (1, e))? {
         generate::Run::Finished(sol) => sol,
+        generate::Run::Interrupted { .. } if method == Method::Solve => {
+            let msg = "interrupted; no table written (the solve method keeps no checkpoints: \
+                       run it again)";
+            return Err((130, Error::Interrupted(msg.into())));
+        }
         generate::Run::Interrupted { n, checkpoint } => {
             let how = match checkpoint {
                 Some(path) => format!(

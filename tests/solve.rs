@@ -1,0 +1,168 @@
+//! The solve method against the study's method and against games built to fool it.
+
+use bidtb::generate::{self, Method, Options, Silent, Solution};
+use bidtb::graph::Graph;
+use bidtb::guess::Value;
+use bidtb::index::Index;
+use bidtb::solve::{self, Bound, Settings, SolveError, proves};
+use bidtb::{Board, Position, Square, report, table};
+
+fn run(board: Board, method: Method) -> Solution {
+    let mut options = Options::new(board);
+    options.method = method;
+    generate::solve(&options, &Silent)
+}
+
+/// The table files of a run, without their 128-byte headers (which hold the iteration
+/// fields: first Richman iteration, stable-at).
+fn bodies(sol: &Solution) -> Vec<Vec<u8>> {
+    report::table_contents(sol)
+        .expect("a certified run has tables")
+        .iter()
+        .map(|c| table::encode(c)[table::HEADER_LEN..].to_vec())
+        .collect()
+}
+
+/// Every board with both sides from 2 to 6: the same table bytes after the header, every
+/// class (`scripts/compare-methods.sh` does all 49 boards up to 8x8 through the CLI).
+#[test]
+fn both_methods_write_the_same_tables_on_small_boards() {
+    for files in 2..=6 {
+        for ranks in 2..=6 {
+            let board = Board::new(files, ranks).unwrap();
+            let (iterate, solved) = (run(board, Method::Iterate), run(board, Method::Solve));
+            assert!(iterate.certified() && solved.certified(), "{board}");
+            assert_eq!(solved.first_richman_iteration, None);
+            assert!(solved.alpha_below_beta.is_empty());
+            assert_eq!(bodies(&iterate), bodies(&solved), "{board}");
+        }
+    }
+}
+
+fn v(n: u64, d: u64) -> Value {
+    Value::new(n.into(), d.into())
+}
+
+fn quiet() -> impl Fn(solve::Event<'_>) -> bool + Sync {
+    |_| true
+}
+
+fn solve_bound(graph: &Graph, bound: Bound, settings: &Settings) -> solve::Candidate {
+    match solve::solve_bound(graph, bound, settings, &quiet()) {
+        Ok(c) => c,
+        Err(e) => panic!("{bound:?}: {e:?}"),
+    }
+}
+
+/// P0, P1: a certified pair (2/3, 1/3); P2, P3 only lead to each other, so α = 0 and β = 1
+/// there, while every constant satisfies their equations; P4 moves into both pairs.
+fn mixed_game() -> Graph {
+    let (win, loss) = (5, 6);
+    Graph::from_lists(
+        vec![vec![win, 1], vec![0], vec![3], vec![2], vec![0, 2]],
+        vec![vec![1], vec![loss, 0], vec![3], vec![2], vec![1, 3]],
+    )
+}
+
+#[test]
+fn alpha_and_beta_apart_on_a_game_where_they_differ() {
+    let graph = mixed_game();
+    let settings = Settings::default();
+    let alpha = solve_bound(&graph, Bound::Alpha, &settings);
+    // P4: White's best is P0 (2/3), Black's best P3 (0 under α, 1 under β).
+    assert_eq!(alpha.values, vec![v(2, 3), v(1, 3), v(0, 1), v(0, 1), v(1, 3)]);
+    assert!(proves(&alpha.certificate, Bound::Alpha));
+    assert!(!proves(&alpha.certificate, Bound::Beta), "β differs at P2, P3");
+    let beta = solve_bound(&graph, Bound::Beta, &settings);
+    // P4 under β: White max(2/3, 1) = 1 (P2), Black min(1/3, 1) = 1/3: (1 + 1/3)/2.
+    assert_eq!(beta.values, vec![v(2, 3), v(1, 3), v(1, 1), v(1, 1), v(2, 3)]);
+    assert!(proves(&beta.certificate, Bound::Beta));
+    assert!(!proves(&beta.certificate, Bound::Alpha));
+}
+
+/// The two-position cycle of the certificate tests: 1/2 everywhere satisfies every
+/// equation, but α = 0 and β = 1; the solver must not publish 1/2.
+#[test]
+fn a_cycle_with_no_exit_gives_alpha_zero_and_beta_one() {
+    let graph = Graph::from_lists(vec![vec![1], vec![0]], vec![vec![1], vec![0]]);
+    let settings = Settings::default();
+    let alpha = solve_bound(&graph, Bound::Alpha, &settings);
+    let beta = solve_bound(&graph, Bound::Beta, &settings);
+    assert_eq!(alpha.values, vec![v(0, 1), v(0, 1)]);
+    assert_eq!(beta.values, vec![v(1, 1), v(1, 1)]);
+}
+
+/// Strategies chosen without any floating-point iteration (every approximate value 0, so
+/// the first moves are near-greedy only towards captures): the exact step finds the moves
+/// that are strictly worse, improves them, and ends on the study's values, never on the
+/// first strategies' values.
+#[test]
+fn wrong_strategies_are_detected_and_improved() {
+    for (files, ranks) in [(4, 4), (5, 4), (3, 5)] {
+        let board = Board::new(files, ranks).unwrap();
+        let index = Index::new(board);
+        let graph = Graph::new(&index);
+        let blind = Settings {
+            max_sweeps: 0,
+            ..Settings::default()
+        };
+        let c = solve_bound(&graph, Bound::Alpha, &blind);
+        let first = &c.stats.rounds[0];
+        assert!(
+            first.white_switches + first.black_switches > 0,
+            "{board}: the blind strategies are wrong somewhere"
+        );
+        assert!(c.stats.rounds.len() > 1);
+        let reference = run(board, Method::Iterate);
+        for p in 0..graph.positions() {
+            assert_eq!(&c.values[p], reference.guesses.value(p), "{board} {p}");
+        }
+    }
+}
+
+/// A stop requested by the progress callback stops the solve, with no values.
+#[test]
+fn a_solve_can_be_stopped() {
+    let board = Board::new(4, 4).unwrap();
+    let graph = Graph::new(&Index::new(board));
+    let stop = |e: solve::Event<'_>| !matches!(e, solve::Event::Stage("exact"));
+    let out = solve::solve_bound(&graph, Bound::Alpha, &Settings::default(), &stop);
+    assert!(matches!(out, Err(SolveError::Stopped)));
+}
+
+/// The mirror image of a position across the diagonal, from a F x R board to R x F.
+fn transposed(from: Board, to: Board, pos: &Position) -> Position {
+    let t = |sq: Square| {
+        to.square(from.rank_of(sq), from.file_of(sq))
+            .expect("inside the transposed board")
+    };
+    Position {
+        wk: t(pos.wk),
+        bk: t(pos.bk),
+        piece: pos.piece.map(|(p, s)| (p, t(s))),
+    }
+}
+
+/// Without pawns nothing distinguishes files from ranks: every pawnless value on F x R is
+/// the value of the transposed position on R x F.
+#[test]
+fn pawnless_values_agree_under_transposition() {
+    for (files, ranks) in [(5, 3), (6, 4), (7, 5)] {
+        let (a, b) = (
+            Board::new(files, ranks).unwrap(),
+            Board::new(ranks, files).unwrap(),
+        );
+        let (sa, sb) = (run(a, Method::Solve), run(b, Method::Solve));
+        let mut compared = 0;
+        for p in 0..sa.graph.positions() {
+            let pos = sa.index.position(p);
+            if pos.material().has_pawn() {
+                continue;
+            }
+            let there = transposed(a, b, &pos);
+            assert_eq!(sa.value(&pos), sb.value(&there), "{a} {pos:?}");
+            compared += 1;
+        }
+        assert!(compared > 1000, "{a}: {compared}");
+    }
+}
