@@ -19,7 +19,7 @@ use std::cmp::Ordering;
 use rayon::prelude::*;
 
 use crate::graph::{Adjacency, Graph};
-use crate::guess::Guesses;
+use crate::guess::{Guesses, Value};
 
 /// Compare the guesses of nodes `i` and `j` exactly: by fixed-point image first, then as
 /// rationals when the images agree.
@@ -89,9 +89,20 @@ fn image_violation(g: &Guesses, p: usize, w: usize, b: usize) -> bool {
     !(zero_or_one || minus_one)
 }
 
-/// `2·p/q = p1/q1 + p2/q2`, by cross-multiplication (no gcd).
+/// `2·p/q = p1/q1 + p2/q2`, exactly. When the three denominators have the same odd part
+/// (q = r·2^i, q1 = r·2^j, q2 = r·2^k: nearly always, since values are means of values),
+/// over the common denominator r·2^m it reads `p·2^(m−i+1) = p1·2^(m−j) + p2·2^(m−k)`,
+/// shifts and one addition; otherwise by cross-multiplication (no gcd).
 fn equation_holds_with(g: &Guesses, p: usize, w: usize, b: usize) -> bool {
     let (x, y, z) = (g.value(p), g.value(w), g.value(b));
+    let twos = |v: &Value| v.denom().trailing_zeros().unwrap_or(0);
+    let (i, j, k) = (twos(x), twos(y), twos(z));
+    let odd = |v: &Value, t: u64| v.denom() >> t;
+    let rx = odd(x, i);
+    if rx == odd(y, j) && rx == odd(z, k) {
+        let m = i.max(j).max(k);
+        return (x.numer() << (m - i + 1)) == (y.numer() << (m - j)) + (z.numer() << (m - k));
+    }
     let lhs = (x.numer() << 1u8) * y.denom() * z.denom();
     let rhs = x.denom() * (y.numer() * z.denom() + z.numer() * y.denom());
     lhs == rhs
@@ -305,6 +316,24 @@ mod tests {
         assert_eq!(&c.black_levels[..2], &[2, 1]);
         assert!(c.certified());
         assert!(c.quiescent.is_empty());
+    }
+
+    /// The shift-only path (denominators 3·2^i) and the cross-multiplying one agree.
+    #[test]
+    fn equations_with_a_shared_odd_denominator() {
+        let cases = [
+            ([v(7, 24), v(1, 6), v(5, 12)], true),
+            ([v(7, 24), v(1, 6), v(7, 12)], false),
+            ([v(1, 3), v(1, 3), v(1, 3)], true),
+            ([v(5, 12), v(1, 3), v(1, 2)], true),
+            ([v(5, 12), v(1, 3), v(2, 3)], false),
+        ];
+        for (values, holds) in cases {
+            let g = Guesses::from_values(values.to_vec(), 2);
+            assert_eq!(equation_holds_with(&g, 0, 1, 2), holds, "{values:?}");
+            let x = values[0].clone() * v(2, 1);
+            assert_eq!(x == &values[1] + &values[2], holds);
+        }
     }
 
     #[test]

@@ -201,6 +201,12 @@ fn cmp_values(a: &Value, b: &Value) -> Ordering {
     (a.numer() * b.denom()).cmp(&(b.numer() * a.denom()))
 }
 
+/// A value as the nearest `f64` (within 2⁻⁵² relative: values lie in [0, 1]).
+fn shadow(v: &Value) -> f64 {
+    use num_traits::ToPrimitive;
+    v.to_f64().unwrap_or(0.0)
+}
+
 fn encode_value(v: &Value, out: &mut Vec<u8>) {
     let numer = v.numer().to_bytes_le();
     out.extend_from_slice(&(numer.len() as u32).to_le_bytes());
@@ -225,7 +231,20 @@ pub fn encode(c: &Contents<'_>) -> Vec<u8> {
             0
         });
     }
-    dictionary.par_sort_by(|a, b| cmp_values(a, b));
+    // Sort by a floating-point shadow, exactly only where shadows come close (values of
+    // thousands of digits make every cross-multiplication costly).
+    let mut keyed: Vec<(f64, &Value)> = dictionary
+        .into_par_iter()
+        .map(|v| (shadow(v), v))
+        .collect();
+    keyed.par_sort_by(|(fa, a), (fb, b)| {
+        if (fa - fb).abs() > 1e-12 {
+            fa.total_cmp(fb)
+        } else {
+            cmp_values(a, b)
+        }
+    });
+    let dictionary: Vec<&Value> = keyed.into_iter().map(|(_, v)| v).collect();
     for (rank, v) in dictionary.iter().enumerate() {
         distinct.insert((v.numer(), v.denom()), rank as u32);
     }
