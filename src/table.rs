@@ -233,10 +233,8 @@ pub fn encode(c: &Contents<'_>) -> Vec<u8> {
     }
     // Sort by a floating-point shadow, exactly only where shadows come close (values of
     // thousands of digits make every cross-multiplication costly).
-    let mut keyed: Vec<(f64, &Value)> = dictionary
-        .into_par_iter()
-        .map(|v| (shadow(v), v))
-        .collect();
+    let mut keyed: Vec<(f64, &Value)> =
+        dictionary.into_par_iter().map(|v| (shadow(v), v)).collect();
     keyed.par_sort_by(|(fa, a), (fb, b)| {
         if (fa - fb).abs() > 1e-12 {
             fa.total_cmp(fb)

@@ -203,7 +203,11 @@ fn compare(files: u8, ranks: u8) {
     let solved = generate::solve(&options, &Silent);
     assert!(solved.certified(), "{board}");
     for (r, pos) in reference.positions.iter().enumerate() {
-        assert_eq!(solved.value(pos), Some(&reference.guess[r]), "solve {pos:?}");
+        assert_eq!(
+            solved.value(pos),
+            Some(&reference.guess[r]),
+            "solve {pos:?}"
+        );
     }
 }
 

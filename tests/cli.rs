@@ -442,11 +442,18 @@ fn the_solve_method_writes_tables_that_verify() {
     ]);
     assert_eq!(code, 0, "{stderr}");
     for class in ["KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK"] {
-        let read = |d: &std::path::Path| std::fs::read(d.join(format!("5x4/{class}.bidtb"))).unwrap();
+        let read =
+            |d: &std::path::Path| std::fs::read(d.join(format!("5x4/{class}.bidtb"))).unwrap();
         let (a, b) = (read(&root), read(&iterated));
         assert_eq!(a[128..], b[128..], "{class}");
     }
-    let (code, stdout, _) = bidtb(&["verify", "--tables", root.to_str().unwrap(), "--board", "5x4"]);
+    let (code, stdout, _) = bidtb(&[
+        "verify",
+        "--tables",
+        root.to_str().unwrap(),
+        "--board",
+        "5x4",
+    ]);
     assert_eq!(code, 0, "{stdout}");
     let (code, stdout, _) = bidtb(&[
         "query",
@@ -470,13 +477,17 @@ fn iteration_flags_are_refused_with_the_solve_method() {
         &["--checkpoint-every", "5"][..],
         &["--resume"][..],
     ] {
-        let mut args = vec!["generate", "--board", "4x4", "--method", "solve", "--out", out];
+        let mut args = vec![
+            "generate", "--board", "4x4", "--method", "solve", "--out", out,
+        ];
         args.extend_from_slice(extra);
         let (code, _, stderr) = bidtb(&args);
         assert_eq!(code, 2, "{extra:?}");
         assert!(stderr.contains("--method iterate only"), "{stderr}");
         assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     }
-    let (code, _, stderr) = bidtb(&["generate", "--board", "4x4", "--method", "guess", "--out", out]);
+    let (code, _, stderr) = bidtb(&[
+        "generate", "--board", "4x4", "--method", "guess", "--out", out,
+    ]);
     assert_eq!(code, 2, "{stderr}");
 }

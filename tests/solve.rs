@@ -70,12 +70,21 @@ fn alpha_and_beta_apart_on_a_game_where_they_differ() {
     let settings = Settings::default();
     let alpha = solve_bound(&graph, Bound::Alpha, &settings);
     // P4: White's best is P0 (2/3), Black's best P3 (0 under α, 1 under β).
-    assert_eq!(alpha.values, vec![v(2, 3), v(1, 3), v(0, 1), v(0, 1), v(1, 3)]);
+    assert_eq!(
+        alpha.values(5),
+        vec![v(2, 3), v(1, 3), v(0, 1), v(0, 1), v(1, 3)]
+    );
     assert!(proves(&alpha.certificate, Bound::Alpha));
-    assert!(!proves(&alpha.certificate, Bound::Beta), "β differs at P2, P3");
+    assert!(
+        !proves(&alpha.certificate, Bound::Beta),
+        "β differs at P2, P3"
+    );
     let beta = solve_bound(&graph, Bound::Beta, &settings);
     // P4 under β: White max(2/3, 1) = 1 (P2), Black min(1/3, 1) = 1/3: (1 + 1/3)/2.
-    assert_eq!(beta.values, vec![v(2, 3), v(1, 3), v(1, 1), v(1, 1), v(2, 3)]);
+    assert_eq!(
+        beta.values(5),
+        vec![v(2, 3), v(1, 3), v(1, 1), v(1, 1), v(2, 3)]
+    );
     assert!(proves(&beta.certificate, Bound::Beta));
     assert!(!proves(&beta.certificate, Bound::Alpha));
 }
@@ -88,8 +97,8 @@ fn a_cycle_with_no_exit_gives_alpha_zero_and_beta_one() {
     let settings = Settings::default();
     let alpha = solve_bound(&graph, Bound::Alpha, &settings);
     let beta = solve_bound(&graph, Bound::Beta, &settings);
-    assert_eq!(alpha.values, vec![v(0, 1), v(0, 1)]);
-    assert_eq!(beta.values, vec![v(1, 1), v(1, 1)]);
+    assert_eq!(alpha.values(2), vec![v(0, 1), v(0, 1)]);
+    assert_eq!(beta.values(2), vec![v(1, 1), v(1, 1)]);
 }
 
 /// Strategies chosen without any floating-point iteration (every approximate value 0, so
@@ -115,7 +124,7 @@ fn wrong_strategies_are_detected_and_improved() {
         assert!(c.stats.rounds.len() > 1);
         let reference = run(board, Method::Iterate);
         for p in 0..graph.positions() {
-            assert_eq!(&c.values[p], reference.guesses.value(p), "{board} {p}");
+            assert_eq!(c.value(p), reference.guesses.value(p), "{board} {p}");
         }
     }
 }

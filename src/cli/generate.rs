@@ -24,12 +24,7 @@ struct Progress {
 }
 
 impl Progress {
-    fn new(
-        quiet: bool,
-        method: Method,
-        max_iterations: Option<u32>,
-        positions: usize,
-    ) -> Progress {
+    fn new(quiet: bool, method: Method, max_iterations: Option<u32>, positions: usize) -> Progress {
         let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
             let bar = match (method, max_iterations) {
                 (Method::Iterate, Some(m)) => ProgressBar::new(m as u64),

@@ -60,11 +60,18 @@ fn add_timings(t: &mut Timings, s: &solve::SolveStats) {
 
 /// The solve method's run on one board. Errors: too little memory, a board where no proof
 /// was reached, or an interruption (reported as [`Run::Interrupted`]).
-pub(super) fn run(options: &Options, obs: &dyn Observer, control: &Control<'_>) -> Result<Run, Error> {
+pub(super) fn run(
+    options: &Options,
+    obs: &dyn Observer,
+    control: &Control<'_>,
+) -> Result<Run, Error> {
     let board = options.board;
     let guessed = crate::index::estimate_positions(board);
     let what = format!("solving {board}");
-    resources::check(resources::estimate_solve_bytes(guessed, 20 * guessed), &what)?;
+    resources::check(
+        resources::estimate_solve_bytes(guessed, 20 * guessed),
+        &what,
+    )?;
     let mut timings = Timings::default();
     let index = timed(obs, "index", &mut timings.index, || Index::new(board));
     let graph = timed(obs, "graph", &mut timings.graph, || Graph::new(&index));
@@ -102,14 +109,13 @@ pub(super) fn run(options: &Options, obs: &dyn Observer, control: &Control<'_>) 
         add_timings(&mut timings, &beta.stats);
         stats.push(beta.stats.clone());
         alpha_below_beta = (0..graph.positions())
-            .filter(|&p| alpha.values[p] != beta.values[p])
-            .map(|p| (p as u32, beta.values[p].clone()))
+            .filter(|&p| alpha.value(p) != beta.value(p))
+            .map(|p| (p as u32, beta.value(p).clone()))
             .collect();
     }
     timings.solve = started.elapsed().as_secs_f64();
     obs.stage_done("solve", timings.solve);
-    let guesses = alpha.guesses();
-    let mut reports = class_reports(&index, &guesses, Some(&alpha.certificate), None, None);
+    let mut reports = class_reports(&index, &alpha.guesses, Some(&alpha.certificate), None, None);
     for (c, (_, report)) in reports.iter_mut().enumerate() {
         let range = index.class_range(c);
         report.alpha_below_beta = Some(
@@ -125,7 +131,7 @@ pub(super) fn run(options: &Options, obs: &dyn Observer, control: &Control<'_>) 
         method: Method::Solve,
         index,
         graph,
-        guesses,
+        guesses: alpha.guesses,
         kernel: None,
         first_richman_iteration: None,
         iterations_run: 0,

@@ -7,8 +7,8 @@ use std::sync::atomic::Ordering as AtomicOrdering;
 use std::time::Instant;
 
 use super::{
-    Control, IterationRecord, KernelStats, Method, Observer, Options, RichmanTest, Run,
-    Solution, Timings, class_reports, timed,
+    Control, IterationRecord, KernelStats, Method, Observer, Options, RichmanTest, Run, Solution,
+    Timings, class_reports, timed,
 };
 use crate::certificate;
 use crate::checkpoint;

@@ -423,4 +423,3 @@ pub fn solve_with(
         Method::Solve => by_solving::run(options, obs, control),
     }
 }
-

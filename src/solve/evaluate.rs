@@ -197,8 +197,7 @@ pub fn evaluate(
             return Err(SolveError::Stopped);
         }
         done += level.len();
-        let t0 = std::time::Instant::now();
-        let solved: Vec<Result<(Vec<(u32, Value)>, u64), String>> = level
+        let solved: Vec<Result<Solved, String>> = level
             .par_iter()
             .with_min_len(64)
             .map(|&c| {
@@ -207,9 +206,6 @@ pub fn evaluate(
                 solve_component(part, strategies, &x, &comp_of, c as u32)
             })
             .collect();
-        if std::env::var("BIDTB_DEBUG").is_ok() && t0.elapsed().as_secs_f64() > 0.2 {
-            eprintln!("level of {} comps: {:.2}s", level.len(), t0.elapsed().as_secs_f64());
-        }
         for result in solved {
             let (values, bits) = result?;
             if values.len() > 1 {
@@ -226,22 +222,22 @@ pub fn evaluate(
     Ok((x, stats))
 }
 
+/// A component's (position, value) pairs and the refinement bits its system used.
+type Solved = (Vec<(u32, Value)>, u64);
+
 /// The exact values of one component's positions, given the values of everything it leads
-/// to outside itself. Returns (position, value) pairs and the refinement bits used.
+/// to outside itself.
 fn solve_component(
     part: &[u32],
     strategies: &Strategies,
     x: &[Value],
     comp_of: &[u32],
     c: u32,
-) -> Result<(Vec<(u32, Value)>, u64), String> {
+) -> Result<Solved, String> {
     let inside = |t: u32| comp_of.get(t as usize) == Some(&c);
     if let [p] = part {
         let p = *p;
-        let (w, b) = (
-            strategies.white[p as usize],
-            strategies.black[p as usize],
-        );
+        let (w, b) = (strategies.white[p as usize], strategies.black[p as usize]);
         // A move that stays in place: x = (x + y) / 2 means x = y.
         let v = match (w == p, b == p) {
             (true, false) => x[b as usize].clone(),

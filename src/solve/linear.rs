@@ -79,9 +79,11 @@ pub fn solve(rows: &[Row], rhs: &[Value]) -> Result<(Vec<Value>, LinearStats), S
     let mut stalled = 0;
     let mut d = vec![0.0f64; m];
     let fold = |high: &mut Vec<BigInt>, block: &mut Vec<BigInt>, bits: &mut u64| {
-        high.par_iter_mut().zip(block.par_iter_mut()).for_each(|(h, b)| {
-            *h = (&*h << *bits) + std::mem::take(b);
-        });
+        high.par_iter_mut()
+            .zip(block.par_iter_mut())
+            .for_each(|(h, b)| {
+                *h = (&*h << *bits) + std::mem::take(b);
+            });
         *bits = 0;
     };
     loop {
@@ -275,7 +277,10 @@ fn reconstruct(
         let lo = ((yi - &slack).max(BigInt::zero()) * &q).into_parts().1;
         let hi = ((yi + &slack).min(den.clone()) * &q).into_parts().1;
         let d = den.magnitude();
-        let z = simplest_between(&Ratio::new_raw(lo, d.clone()), &Ratio::new_raw(hi, d.clone()));
+        let z = simplest_between(
+            &Ratio::new_raw(lo, d.clone()),
+            &Ratio::new_raw(hi, d.clone()),
+        );
         let b = BigInt::from(z.denom().clone());
         if 2 * b.bits() + q.bits() + 16 > precision {
             return None;
@@ -285,7 +290,10 @@ fn reconstruct(
         q *= &b;
         t[i] = Some(BigInt::from(z.numer().clone()));
     }
-    let t: Vec<BigInt> = t.into_iter().map(|ti| ti.expect("every entry found")).collect();
+    let t: Vec<BigInt> = t
+        .into_iter()
+        .map(|ti| ti.expect("every entry found"))
+        .collect();
     // Exact check in integers: diag · t_i · L = c_i · q + Σ coef · t_j · L.
     let l = BigInt::from(lcm.clone());
     let holds = rows.par_iter().enumerate().all(|(i, row)| {
@@ -348,9 +356,7 @@ mod tests {
     #[test]
     fn solves_a_long_cycle_with_large_denominators() {
         let m = 300u32;
-        let rows: Vec<Row> = (0..m)
-            .map(|i| row(2, &[((i + 1) % m, 1)]))
-            .collect();
+        let rows: Vec<Row> = (0..m).map(|i| row(2, &[((i + 1) % m, 1)])).collect();
         let rhs: Vec<Value> = (0..m as u64).map(|i| v(i % 7, 7 + i % 5)).collect();
         let (x, stats) = solve(&rows, &rhs).unwrap();
         assert!(check(&rows, &rhs, &x));
@@ -363,11 +369,7 @@ mod tests {
     #[test]
     fn handles_self_loops_and_double_targets() {
         // x0 = x1 (White stays), x1 = (x0 + x2)/2 ... with x2 = (2·x0 + 0)/... keep exits.
-        let rows = [
-            row(1, &[(1, 1)]),
-            row(2, &[(0, 1)]),
-            row(2, &[(0, 2)]),
-        ];
+        let rows = [row(1, &[(1, 1)]), row(2, &[(0, 1)]), row(2, &[(0, 2)])];
         // x0 − x1 = 0; 2x1 − x0 = 1/3; 2x2 − 2x0 = 0.
         let (x, _) = solve(&rows, &[v(0, 1), v(1, 3), v(0, 1)]).unwrap();
         assert_eq!(x, vec![v(1, 3), v(1, 3), v(1, 3)]);

@@ -82,18 +82,23 @@ pub struct SolveStats {
 
 /// A solve's result: exact values proved (by `certificate`) to be α or β as asked.
 pub struct Candidate {
-    /// The exact value of every position.
-    pub values: Vec<Value>,
-    /// The certificate of `values` on the whole game.
+    /// The exact value of every node, with fixed-point images for the certificate.
+    pub guesses: Guesses,
+    /// The certificate of the values on the whole game.
     pub certificate: Certificate,
     /// Statistics.
     pub stats: SolveStats,
 }
 
 impl Candidate {
-    /// The values as [`Guesses`], for the certificate and reports.
-    pub fn guesses(&self) -> Guesses {
-        guesses_of(&self.values)
+    /// The exact value of position `p`.
+    pub fn value(&self, p: usize) -> &Value {
+        self.guesses.value(p)
+    }
+
+    /// The exact values of the first `n` nodes (the positions), in order.
+    pub fn values(&self, n: usize) -> Vec<Value> {
+        (0..n).map(|p| self.value(p).clone()).collect()
     }
 }
 
@@ -158,10 +163,10 @@ impl From<String> for SolveError {
 pub type Progress<'a> = dyn Fn(Event<'_>) -> bool + Sync + 'a;
 
 /// The exact values of every position as [`Guesses`] (fixed-point images wide enough for
-/// most comparisons to be decided without rationals).
-pub fn guesses_of(values: &[Value]) -> Guesses {
+/// most comparisons to be decided without rationals), taking them over without a copy.
+pub fn guesses_of(values: Vec<Value>) -> Guesses {
     let bits = values.iter().map(|v| v.denom().bits()).max().unwrap_or(1) as usize;
-    Guesses::from_values(values.to_vec(), (2 * bits / 64 + 2).clamp(2, 8))
+    Guesses::from_values(values, (2 * bits / 64 + 2).clamp(2, 8))
 }
 
 /// Whether `cert` proves that its values are the limit `bound`.
@@ -221,13 +226,15 @@ pub fn solve_bound(
         )?;
         go_on(Event::Stage("certify"))?;
         let t = Instant::now();
-        let positions = values[..graph.positions()].to_vec();
-        let cert = certificate::certify(&guesses_of(&positions), graph);
+        let mut values = values;
+        values.truncate(graph.positions());
+        let guesses = guesses_of(values);
+        let cert = certificate::certify(&guesses, graph);
         stats.certify_seconds += t.elapsed().as_secs_f64();
         stats.certificates += 1;
         if proves(&cert, bound) {
             return Ok(Candidate {
-                values: positions,
+                guesses,
                 certificate: cert,
                 stats,
             });
@@ -244,7 +251,7 @@ pub fn solve_bound(
                 stats.certificates
             )));
         }
-        let exact = strategy::Exact::new(&values);
+        let exact = strategy::Exact::new((0..graph.nodes()).map(|i| guesses.value(i)));
         strategies = strategy::from_certificate(graph, &exact, &cert, &strategies);
     }
 }
@@ -272,9 +279,8 @@ fn improve_until_richman(
         let (values, evaluation) = evaluate::evaluate(graph, strategies, bound, progress)?;
         let evaluate_seconds = t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let exact = strategy::Exact::new(&values);
-        let (white_switches, black_switches) =
-            strategy::improve(graph, &exact, strategies, lw, lb);
+        let exact = strategy::Exact::new(values.iter());
+        let (white_switches, black_switches) = strategy::improve(graph, &exact, strategies, lw, lb);
         let round = Round {
             evaluation,
             white_switches,

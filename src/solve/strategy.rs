@@ -140,7 +140,7 @@ pub fn from_certificate(
 
 /// Exact values with floating-point shadows, for fast exact comparisons.
 pub struct Exact<'a> {
-    values: &'a [Value],
+    values: Vec<&'a Value>,
     approx: Vec<f64>,
 }
 
@@ -150,8 +150,9 @@ const DECISIVE: f64 = 1e-12;
 
 impl<'a> Exact<'a> {
     /// Wrap the exact value of every node.
-    pub fn new(values: &'a [Value]) -> Exact<'a> {
+    pub fn new(values: impl Iterator<Item = &'a Value>) -> Exact<'a> {
         use num_traits::ToPrimitive;
+        let values: Vec<&Value> = values.collect();
         let approx = values
             .par_iter()
             .map(|v| v.to_f64().unwrap_or(f64::NAN))
@@ -161,7 +162,7 @@ impl<'a> Exact<'a> {
 
     /// The value of node `i`.
     pub fn value(&self, i: u32) -> &Value {
-        &self.values[i as usize]
+        self.values[i as usize]
     }
 
     /// Compare the values of nodes `i` and `j` exactly.
@@ -173,7 +174,7 @@ impl<'a> Exact<'a> {
         if (a - b).abs() > DECISIVE {
             return a.partial_cmp(&b).expect("values are finite");
         }
-        let (x, y) = (&self.values[i as usize], &self.values[j as usize]);
+        let (x, y) = (self.values[i as usize], self.values[j as usize]);
         if x.numer() == y.numer() && x.denom() == y.denom() {
             return Ordering::Equal;
         }
@@ -216,7 +217,11 @@ fn switch(graph: &Graph, x: &Exact<'_>, choices: &mut [u32], white: bool, levels
         .par_iter_mut()
         .enumerate()
         .map(|(p, now)| {
-            let options = if white { graph.white(p) } else { graph.black(p) };
+            let options = if white {
+                graph.white(p)
+            } else {
+                graph.black(p)
+            };
             let best = x.best(options, want);
             if x.cmp(best, *now) != want {
                 return 0;
