@@ -22,16 +22,24 @@ pub fn estimate_bytes(nodes: usize, edges: usize, width: usize) -> u64 {
     (rows + lists + exact + certify) * 115 / 100
 }
 
-/// Bytes the solve method needs with `nodes` nodes and `edges` options: the graph (and
-/// the reversed lists the certificate builds), approximate and exact values with their
-/// fixed-point images, strategies, the components of the chain. Calibrated on 10x10 and
-/// 12x12 runs (see the README); the exact values of three-piece positions stay far below
-/// a kilobyte each on average even where the largest denominators have thousands of
-/// digits.
-pub fn estimate_solve_bytes(nodes: usize, edges: usize) -> u64 {
+/// The largest denominator, in bits, expected of a board with `squares` squares: a power
+/// law through the measured boards (8x8: 460 bits; 10x10: 10,400; 12x12: 22,800), for
+/// memory planning only.
+pub fn expected_value_bits(squares: usize) -> f64 {
+    460.0 * (squares as f64 / 64.0).powf(4.8)
+}
+
+/// Bytes the solve method needs with `nodes` nodes and `edges` options on a board of
+/// `squares` squares: the graph (and the reversed lists the certificate builds), the
+/// approximate and exact values with their fixed-point images, the strategies and the
+/// components of the chain, and the large values: about a third of the positions inherit
+/// denominators near the largest (numerator and denominator each). Calibrated on the 8x8,
+/// 10x10 and 12x12 runs (see the README).
+pub fn estimate_solve_bytes(nodes: usize, edges: usize, squares: usize) -> u64 {
     let lists = edges as u64 * 16;
-    let per_node = nodes as u64 * 700;
-    (lists + per_node) * 115 / 100
+    let fixed = nodes as u64 * 700;
+    let large = (nodes as f64 * 0.35 * 2.0 * expected_value_bits(squares) / 8.0) as u64;
+    (lists + fixed + large) * 115 / 100
 }
 
 /// Parse a size like `512M`, `2G`, `1048576` (bytes).

@@ -92,3 +92,25 @@ fn too_little_memory_for_wider_values_stops_cleanly() {
     );
     assert!(!dir.path().join("8x8/KvK.bidtb").exists());
 }
+
+/// The solve method refuses a board whose values would not fit, up front, with the
+/// estimate: 16x16 needs hundreds of gigabytes by the calibrated model.
+#[test]
+fn the_solve_method_refuses_boards_that_do_not_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let started = std::time::Instant::now();
+    let (code, stderr) = run(
+        "\"$BIDTB\" generate --board 16x16 --method solve --out \"$D\" -q",
+        &[("D", d), ("BIDTB_MEMORY_LIMIT", "24G")],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("solving 16x16 needs about"), "{stderr}");
+    assert!(started.elapsed().as_secs() < 10, "refused before any work");
+    // 8x8 fits in 1 GB.
+    let (code, stderr) = run(
+        "\"$BIDTB\" generate --board 8x8 --method solve --out \"$D\" -q",
+        &[("D", d), ("BIDTB_MEMORY_LIMIT", "1G")],
+    );
+    assert_eq!(code, 0, "{stderr}");
+}

@@ -68,15 +68,16 @@ pub(super) fn run(
     let board = options.board;
     let guessed = crate::index::estimate_positions(board);
     let what = format!("solving {board}");
+    let squares = board.len();
     resources::check(
-        resources::estimate_solve_bytes(guessed, 20 * guessed),
+        resources::estimate_solve_bytes(guessed, 20 * guessed, squares),
         &what,
     )?;
     let mut timings = Timings::default();
     let index = timed(obs, "index", &mut timings.index, || Index::new(board));
     let graph = timed(obs, "graph", &mut timings.graph, || Graph::new(&index));
     resources::check(
-        resources::estimate_solve_bytes(graph.nodes(), graph.edge_count()),
+        resources::estimate_solve_bytes(graph.nodes(), graph.edge_count(), squares),
         &what,
     )?;
     let started = Instant::now();
