@@ -26,6 +26,7 @@ pub mod kernel;
 pub mod map;
 pub mod position;
 pub mod probe;
+pub mod rational;
 pub mod report;
 pub mod resources;
 pub mod rules;

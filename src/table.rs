@@ -17,7 +17,6 @@
 //! bit-flipped or foreign file is an [`Error::Table`] naming the file, never a panic or a
 //! wrong value. Files are written atomically ([`crate::atomic`]).
 
-use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -33,6 +32,7 @@ use crate::error::Error;
 use crate::geometry::Board;
 use crate::guess::Value;
 use crate::position::Material;
+use crate::rational::{cmp_shadowed, shadow};
 
 /// The first eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"BIDTB\r\n\x1a";
@@ -196,17 +196,6 @@ pub struct Contents<'a> {
     pub levels_black: Vec<u32>,
 }
 
-/// Compare two values exactly by cross-multiplication.
-fn cmp_values(a: &Value, b: &Value) -> Ordering {
-    (a.numer() * b.denom()).cmp(&(b.numer() * a.denom()))
-}
-
-/// A value as the nearest `f64` (within 2⁻⁵² relative: values lie in [0, 1]).
-fn shadow(v: &Value) -> f64 {
-    use num_traits::ToPrimitive;
-    v.to_f64().unwrap_or(0.0)
-}
-
 fn encode_value(v: &Value, out: &mut Vec<u8>) {
     let numer = v.numer().to_bytes_le();
     out.extend_from_slice(&(numer.len() as u32).to_le_bytes());
@@ -235,13 +224,7 @@ pub fn encode(c: &Contents<'_>) -> Vec<u8> {
     // thousands of digits make every cross-multiplication costly).
     let mut keyed: Vec<(f64, &Value)> =
         dictionary.into_par_iter().map(|v| (shadow(v), v)).collect();
-    keyed.par_sort_by(|(fa, a), (fb, b)| {
-        if (fa - fb).abs() > 1e-12 {
-            fa.total_cmp(fb)
-        } else {
-            cmp_values(a, b)
-        }
-    });
+    keyed.par_sort_by(|(fa, a), (fb, b)| cmp_shadowed(a, *fa, b, *fb));
     let dictionary: Vec<&Value> = keyed.into_iter().map(|(_, v)| v).collect();
     for (rank, v) in dictionary.iter().enumerate() {
         distinct.insert((v.numer(), v.denom()), rank as u32);
@@ -428,8 +411,18 @@ impl Table {
         self.dictionary_value(self.rank(i) as usize)
     }
 
-    /// Dictionary entry `k` (the k-th smallest distinct value).
+    /// Dictionary entry `k` (the k-th smallest distinct value), in lowest terms.
     pub fn dictionary_value(&self, k: usize) -> Result<Value, Error> {
+        let v = self.dictionary_value_as_stored(k)?;
+        Ok(crate::rational::reduced(
+            v.numer().clone(),
+            v.denom().clone(),
+        ))
+    }
+
+    /// Dictionary entry `k` exactly as stored: the generator stores lowest terms, and
+    /// `bidtb verify` checks that it did.
+    pub fn dictionary_value_as_stored(&self, k: usize) -> Result<Value, Error> {
         let bad = |reason: String| Error::Table {
             path: self.path.display().to_string(),
             reason,
@@ -459,7 +452,7 @@ fn decode_value(entry: &[u8]) -> Option<Value> {
     if denom.is_zero() || numer > denom {
         return None;
     }
-    Some(Value::new(numer, denom))
+    Some(Value::new_raw(numer, denom))
 }
 
 /// Check a whole file image; returns the header's facts and the section layout.

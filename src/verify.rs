@@ -6,8 +6,7 @@
 //! in lowest terms, re-checks every Richman equation exactly, recomputes both closures T and
 //! T′ from the stored values and compares every stored level with them.
 
-use num_integer::Integer;
-use num_traits::One;
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::certificate;
@@ -18,6 +17,7 @@ use crate::guess::{Guesses, Value};
 use crate::index::Index;
 use crate::position::Material;
 use crate::probe::Tablebase;
+use crate::rational::{cmp_shadowed, is_reduced, shadow};
 
 /// What verification found in one class.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -87,15 +87,17 @@ pub fn verify_board(tables: &Tablebase, board: Board) -> Result<BoardCheck, Erro
             continue;
         }
         let dictionary = (0..info.dictionary_len)
-            .map(|k| table.dictionary_value(k))
+            .map(|k| table.dictionary_value_as_stored(k))
             .collect::<Result<Vec<Value>, Error>>()?;
-        if dictionary.windows(2).any(|w| w[0] >= w[1]) {
+        let shadows: Vec<f64> = dictionary.par_iter().map(shadow).collect();
+        let increasing = (1..dictionary.len()).into_par_iter().all(|k| {
+            let (a, b) = (&dictionary[k - 1], &dictionary[k]);
+            cmp_shadowed(a, shadows[k - 1], b, shadows[k]) == std::cmp::Ordering::Less
+        });
+        if !increasing {
             problem("its dictionary is not strictly increasing".into());
         }
-        if dictionary
-            .iter()
-            .any(|v| !v.numer().gcd(v.denom()).is_one())
-        {
+        if dictionary.par_iter().any(|v| !is_reduced(v)) {
             problem("a dictionary value is not in lowest terms".into());
         }
         values.extend((0..class.len()).map(|i| dictionary[table.rank(i) as usize].clone()));
@@ -112,7 +114,7 @@ pub fn verify_board(tables: &Tablebase, board: Board) -> Result<BoardCheck, Erro
         return Ok(check);
     }
     let bits = values.iter().map(|v| v.denom().bits()).max().unwrap_or(1) as usize;
-    let guesses = Guesses::from_values(values, (2 * bits / 64 + 2).max(2));
+    let guesses = Guesses::from_values(values, (2 * bits / 64 + 2).clamp(2, 8));
     let graph = Graph::new(&index);
     let cert = certificate::certify(&guesses, &graph);
     for (c, (class, table)) in index.classes().iter().zip(&files).enumerate() {

@@ -270,6 +270,24 @@ fn verification_catches_tampered_values_and_levels() {
         "{report:?}"
     );
 
+    // KvK's 1/2 stored as 2/4: the same number, but not in lowest terms, which the format
+    // requires (and the probe would otherwise print).
+    write_tables(&sol, root.path());
+    let unreduced = Value::new_raw(2u8.into(), 4u8.into());
+    tamper(&sol, root.path(), Material::ALL[0], |c| {
+        c.values.iter_mut().for_each(|v| *v = &unreduced)
+    });
+    let report = check(root.path());
+    assert!(
+        !report.ok && report.problems.iter().any(|p| p.contains("lowest terms")),
+        "{report:?}"
+    );
+    let probed = Tablebase::open(root.path())
+        .unwrap()
+        .probe_fen("4/4/4/K2k")
+        .unwrap();
+    assert_eq!(bidtb::probe::fraction(&probed.value), "1/2");
+
     // KvK is 1/2 everywhere; 1/3 everywhere is refused.
     write_tables(&sol, root.path());
     let third = Value::new(1u8.into(), 3u8.into());

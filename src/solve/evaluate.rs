@@ -14,11 +14,11 @@ use num_traits::{One, Zero};
 use rayon::prelude::*;
 
 use super::linear::{self, Row};
-use super::rational::mean;
 use super::strategy::Strategies;
 use super::{Bound, Event, Progress, SolveError};
 use crate::graph::{Adjacency, Graph};
 use crate::guess::Value;
+use crate::rational::mean;
 
 /// What one evaluation did.
 #[derive(Clone, Debug, Default, serde::Serialize)]

@@ -20,8 +20,8 @@ use num_traits::{One, Signed, ToPrimitive, Zero};
 
 use rayon::prelude::*;
 
-use super::rational::reduced;
 use crate::guess::{Value, simplest_between};
+use crate::rational::reduced;
 
 /// One row of the system: `diag · x_i − Σ coef · x_j` over `off[..len]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

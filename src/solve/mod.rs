@@ -19,7 +19,6 @@
 pub mod approx;
 pub mod evaluate;
 pub mod linear;
-pub mod rational;
 pub mod strategy;
 
 use std::time::Instant;

@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use crate::certificate::{self, Certificate};
 use crate::graph::{Adjacency, Graph};
 use crate::guess::Value;
+use crate::rational::{cmp_shadowed, shadow};
 
 /// One White and one Black target (a node of the graph) per position.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,19 +145,11 @@ pub struct Exact<'a> {
     approx: Vec<f64>,
 }
 
-/// Two shadows further apart than this decide a comparison (each is within 2⁻⁵² of its
-/// value, relative; values lie in [0, 1]).
-const DECISIVE: f64 = 1e-12;
-
 impl<'a> Exact<'a> {
     /// Wrap the exact value of every node.
     pub fn new(values: impl Iterator<Item = &'a Value>) -> Exact<'a> {
-        use num_traits::ToPrimitive;
         let values: Vec<&Value> = values.collect();
-        let approx = values
-            .par_iter()
-            .map(|v| v.to_f64().unwrap_or(f64::NAN))
-            .collect();
+        let approx = values.par_iter().map(|v| shadow(v)).collect();
         Exact { values, approx }
     }
 
@@ -170,15 +163,13 @@ impl<'a> Exact<'a> {
         if i == j {
             return Ordering::Equal;
         }
-        let (a, b) = (self.approx[i as usize], self.approx[j as usize]);
-        if (a - b).abs() > DECISIVE {
-            return a.partial_cmp(&b).expect("values are finite");
-        }
-        let (x, y) = (self.values[i as usize], self.values[j as usize]);
-        if x.numer() == y.numer() && x.denom() == y.denom() {
-            return Ordering::Equal;
-        }
-        (x.numer() * y.denom()).cmp(&(y.numer() * x.denom()))
+        let (i, j) = (i as usize, j as usize);
+        cmp_shadowed(
+            self.values[i],
+            self.approx[i],
+            self.values[j],
+            self.approx[j],
+        )
     }
 
     /// The first of `options` with the `want`-most value (Greater: largest, Less: smallest).

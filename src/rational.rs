@@ -1,12 +1,15 @@
-//! Exact rational arithmetic for the solver: means of two values and reduction to lowest
-//! terms, with the greatest common divisor taken by dashu-int (Lehmer's algorithm) for
-//! large numbers. num-bigint's binary gcd is quadratic in the bits: about 1 ms at 11,000
-//! bits against 0.15 ms (measured; see the README), and the values downstream of a large
-//! component inherit its denominators of thousands of bits.
+//! Exact rational arithmetic on values of thousands of digits: means of two values,
+//! reduction to lowest terms and comparison. The greatest common divisor is taken by
+//! dashu-int (Lehmer's algorithm) for large numbers: num-bigint's binary gcd is quadratic
+//! in the bits, about 1 ms at 11,000 bits against 0.15 ms (measured; see the README), and
+//! on 12x12 a million values have denominators of thousands of digits. Comparisons look at
+//! floating-point shadows first and cross-multiply only where those come close.
+
+use std::cmp::Ordering;
 
 use num_bigint::BigUint;
 use num_integer::Integer;
-use num_traits::One;
+use num_traits::{One, ToPrimitive};
 
 use crate::guess::Value;
 
@@ -25,6 +28,32 @@ pub fn gcd(a: &BigUint, b: &BigUint) -> BigUint {
     );
     let g = (&x).gcd(&y);
     BigUint::from_bytes_le(&g.to_le_bytes())
+}
+
+/// Whether `v` is in lowest terms.
+pub fn is_reduced(v: &Value) -> bool {
+    gcd(v.numer(), v.denom()).is_one()
+}
+
+/// A value in [0, 1] as the nearest `f64` (within 2⁻⁵² relative).
+pub fn shadow(v: &Value) -> f64 {
+    v.to_f64().unwrap_or(0.0)
+}
+
+/// Two shadows further apart than this decide a comparison of values in [0, 1].
+pub const DECISIVE: f64 = 1e-12;
+
+/// Compare two values in [0, 1] exactly, given their shadows: by the shadows where they
+/// are far apart, else by numerator and denominator (equal values in lowest terms are
+/// equal there), else by cross-multiplication.
+pub fn cmp_shadowed(a: &Value, fa: f64, b: &Value, fb: f64) -> Ordering {
+    if (fa - fb).abs() > DECISIVE {
+        return fa.total_cmp(&fb);
+    }
+    if a.numer() == b.numer() && a.denom() == b.denom() {
+        return Ordering::Equal;
+    }
+    (a.numer() * b.denom()).cmp(&(b.numer() * a.denom()))
 }
 
 /// `num / den` in lowest terms (`den` > 0).
