@@ -4,7 +4,9 @@
 //!
 //! The file is plain CSV with a header line: `iteration`, then `changed_<Class>` for every
 //! class of the board, then `violations_<Class>` for every class; a violations cell is empty
-//! where no test ran.
+//! where no test ran. A run of the iteration that knew the exact values beforehand (the
+//! default; see [`crate::settle`]) computes no intermediate guesses: its columns are
+//! `settled_<Class>`, the positions whose guess reached its final value at n.
 
 use std::path::Path;
 
@@ -27,6 +29,9 @@ pub struct Row {
 pub struct Convergence {
     /// The class names, in column order.
     pub classes: Vec<String>,
+    /// Whether the counts are positions reaching their final guess (`settled_`) rather
+    /// than guesses that changed (`changed_`).
+    pub settled: bool,
     /// One row per iteration, in order.
     pub rows: Vec<Row>,
 }
@@ -48,13 +53,22 @@ impl Convergence {
                     .map(|t| t.violations.iter().map(|&v| v as u64).collect()),
             })
             .collect();
-        Convergence { classes, rows }
+        Convergence {
+            classes,
+            rows,
+            settled: sol.settled,
+        }
+    }
+
+    /// The column prefix of the counts.
+    fn prefix(&self) -> &'static str {
+        if self.settled { "settled" } else { "changed" }
     }
 
     /// The CSV text.
     pub fn to_csv(&self) -> String {
         let mut out = String::from("iteration");
-        for prefix in ["changed", "violations"] {
+        for prefix in [self.prefix(), "violations"] {
             for c in &self.classes {
                 out += &format!(",{prefix}_{c}");
             }
@@ -96,8 +110,10 @@ impl Convergence {
         }
         let k = (header.len() - 1) / 2;
         let mut classes = Vec::with_capacity(k);
+        let settled = header[1].starts_with("settled_");
+        let prefix = if settled { "settled_" } else { "changed_" };
         for i in 0..k {
-            let changed = header[1 + i].strip_prefix("changed_");
+            let changed = header[1 + i].strip_prefix(prefix);
             let violations = header[1 + k + i].strip_prefix("violations_");
             match (changed, violations) {
                 (Some(a), Some(b)) if a == b && !a.is_empty() => classes.push(a.to_string()),
@@ -148,7 +164,11 @@ impl Convergence {
                 violations,
             });
         }
-        Ok(Convergence { classes, rows })
+        Ok(Convergence {
+            classes,
+            rows,
+            settled,
+        })
     }
 
     /// Read `path`.

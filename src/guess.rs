@@ -193,8 +193,8 @@ pub fn simplest_between_u128(
     }
 }
 
-/// `floor(g · 2^F)` as `width` limbs, and whether it is exact.
-fn fixed_point(g: &Value, width: usize) -> (Vec<u64>, bool) {
+/// `floor(g · 2^F)` in `width` limbs (F = 64·width − 1), and whether it is exact.
+pub fn fixed_point(g: &Value, width: usize) -> (Vec<u64>, bool) {
     let f = 64 * width - 1;
     if let (Some(p), Some(q)) = (to_u64(g.numer()), to_u64(g.denom())) {
         return fixed_point_small(p, q, width);

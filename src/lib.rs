@@ -31,6 +31,7 @@ pub mod report;
 pub mod resources;
 pub mod rules;
 pub mod server;
+pub mod settle;
 pub mod solve;
 pub mod svg;
 pub mod table;

@@ -222,6 +222,11 @@ fn nice_step(span: f64, target: f64) -> f64 {
 /// iteration marked.
 pub fn plot(rec: &Convergence, board: &str, first_richman: Option<u32>) -> String {
     let (width, height) = (960usize, 520usize);
+    let what = if rec.settled {
+        "positions reaching their final guess"
+    } else {
+        "guesses changed"
+    };
     let (x0, x1, y0, y1) = (70.0, 780.0, 50.0, 440.0);
     let zero_row = y1 + 22.0;
     let last = rec.rows.last().map_or(1, |r| r.n).max(1) as f64;
@@ -319,7 +324,7 @@ pub fn plot(rec: &Convergence, board: &str, first_richman: Option<u32>) -> Strin
         }
         let _ = writeln!(
             out,
-            r#"<g class="class" data-class="{}"><title>{}: guesses changed</title>"#,
+            r#"<g class="class" data-class="{}"><title>{}: {what}</title>"#,
             esc(class),
             esc(class)
         );
@@ -363,7 +368,7 @@ pub fn plot(rec: &Convergence, board: &str, first_richman: Option<u32>) -> Strin
     let ly = y0 + 20.0 * rec.classes.len() as f64 + 14.0;
     let _ = writeln!(
         out,
-        r##"<text x="800" y="{ly}" font-size="11">lines: guesses changed</text><circle cx="805" cy="{}" r="3.5" fill="none" stroke="#000"/><text x="814" y="{}" font-size="11">failed equations</text><text x="814" y="{}" font-size="11">(Richman tests)</text>"##,
+        r##"<text x="800" y="{ly}" font-size="11">lines: {what}</text><circle cx="805" cy="{}" r="3.5" fill="none" stroke="#000"/><text x="814" y="{}" font-size="11">failed equations</text><text x="814" y="{}" font-size="11">(Richman tests)</text>"##,
         ly + 16.0,
         ly + 20.0,
         ly + 34.0

@@ -181,21 +181,27 @@ fn compare(files: u8, ranks: u8) {
         max_last.max(1),
         "first Richman iteration is the last change"
     );
-    // The full run, retiring proved positions as early as it can, agrees too.
-    let mut options = Options::new(board);
-    options.check_every = 1;
-    options.retire_every = 1;
-    options.max_iterations = Some(5000);
-    let sol = generate::solve(&options, &Silent);
-    assert_eq!(sol.first_richman_iteration, Some(max_last), "{board}");
-    for (r, pos) in reference.positions.iter().enumerate() {
-        assert_eq!(sol.value(pos), Some(&reference.guess[r]));
-        let e = sol.index.index_of(pos).unwrap();
-        assert_eq!(
-            sol.guesses.last_change(e),
-            reference.last_change[r],
-            "{pos:?}"
-        );
+    // The full run agrees too, both ways: computing every guess and retiring proved
+    // positions as early as it can, and (the default) solving the values first and finding
+    // each last change from the Stern–Brocot parents of the value.
+    for guesses in [true, false] {
+        let mut options = Options::new(board);
+        options.guesses = guesses;
+        options.check_every = 1;
+        options.retire_every = 1;
+        options.max_iterations = Some(5000);
+        let sol = generate::solve(&options, &Silent);
+        assert_eq!(sol.settled, !guesses);
+        assert_eq!(sol.first_richman_iteration, Some(max_last), "{board}");
+        for (r, pos) in reference.positions.iter().enumerate() {
+            assert_eq!(sol.value(pos), Some(&reference.guess[r]));
+            let e = sol.index.index_of(pos).unwrap();
+            assert_eq!(
+                sol.guesses.last_change(e),
+                reference.last_change[r],
+                "guesses {guesses}: {pos:?}"
+            );
+        }
     }
     // The solve method reaches the reference's Richman function by another road.
     let mut options = Options::new(board);

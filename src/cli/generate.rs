@@ -269,6 +269,14 @@ pub(super) struct Args {
     /// Output directory; results go to DIR/FxR/.
     #[arg(long, default_value = "tables")]
     pub out: PathBuf,
+    /// With --method iterate: compute every intermediate guess sₙ, the study's own way (and
+    /// record guess changes and Richman tests in convergence.csv). Without it the exact
+    /// values are solved first (about a second on 8x8) and each position's last change is
+    /// found by comparing αₙ and βₙ with the Stern–Brocot parents of its value: the same
+    /// first Richman iteration, stable_at and tables, several times faster. Checkpoints and
+    /// --resume always use the guesses.
+    #[arg(long)]
+    pub guesses: bool,
     /// Worker threads (default: one per core).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
@@ -342,6 +350,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let Args {
         board,
         method,
+        guesses,
         threads: _,
         out,
         max_iterations,
@@ -362,6 +371,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
             ("--max-iterations", max_iterations.is_some()),
             ("--checkpoint-every", checkpoint_every.is_some()),
             ("--resume", resume),
+            ("--guesses", guesses),
         ];
         if let Some((flag, _)) = iterate_only.iter().find(|(_, given)| *given) {
             return Err((
@@ -378,6 +388,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     atomic::remove_stale_temporaries(&dir);
     let mut options = Options::new(board);
     options.method = method;
+    options.guesses = guesses;
     options.max_iterations = max_iterations;
     options.check_every = check_every;
     options.measure_every = measure_every;

@@ -138,6 +138,7 @@ pub(super) fn run(
         iterations_run: 0,
         classes: reports,
         history: Vec::new(),
+        settled: false,
         richman_tests: Vec::new(),
         timings,
         certificate: Some(alpha.certificate),

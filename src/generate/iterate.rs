@@ -82,7 +82,7 @@ impl Retirement {
 }
 
 /// Initial number of limbs per value: enough for `iterations` if known, else 1024 bits.
-fn initial_width(max_iterations: Option<u32>) -> usize {
+pub(super) fn initial_width(max_iterations: Option<u32>) -> usize {
     let bits = max_iterations.unwrap_or(1023) as usize + 1;
     bits.div_ceil(64).max(2)
 }
@@ -178,6 +178,27 @@ pub(super) fn run(
     let graph = timed(obs, "graph", &mut timings.graph, || Graph::new(&index));
     let needs = |width: usize| resources::estimate_bytes(graph.nodes(), graph.edge_count(), width);
     resources::check(needs(width), &format!("generating {}", options.board))?;
+    // Knowing the exact values, the iteration needs no guesses (checkpoints and resumption
+    // keep the guessing path, whose state they hold).
+    if !options.guesses && control.checkpoint_every.is_none() && !control.resume {
+        obs.stage("solve");
+        let t = Instant::now();
+        let exact = super::settling::exact_values(&graph, obs, control);
+        timings.solve = t.elapsed().as_secs_f64();
+        obs.stage_done("solve", timings.solve);
+        match exact {
+            Ok(Some(exact)) => {
+                return super::settling::run(options, obs, control, index, graph, exact, timings);
+            }
+            Ok(None) => {}
+            Err(()) => {
+                return Ok(Run::Interrupted {
+                    n: 0,
+                    checkpoint: None,
+                });
+            }
+        }
+    }
     let classes = index.classes().len();
     let class_of: Vec<u8> = (0..graph.positions())
         .map(|i| index.class_of(i) as u8)
@@ -365,6 +386,7 @@ pub(super) fn run(
         first_richman_iteration: first_richman,
         classes: reports,
         history,
+        settled: false,
         richman_tests,
         timings,
         certificate,

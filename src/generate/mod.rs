@@ -14,6 +14,7 @@
 
 mod by_solving;
 mod iterate;
+mod settling;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -62,6 +63,11 @@ pub struct Options {
     pub method: Method,
     /// Stop after this many iterations even if the guesses have not converged.
     pub max_iterations: Option<u32>,
+    /// The iterate method: compute every intermediate guess (the study's own way) instead
+    /// of solving the exact values first and finding each position's last change by
+    /// comparing αₙ, βₙ with the Stern–Brocot parents of its value ([`crate::settle`]).
+    /// Checkpoints and resumption use this path.
+    pub guesses: bool,
     /// Test whether the guesses form a Richman function once they have not changed for
     /// this many iterations. A Richman function never changes again, so this finds it at
     /// most this many iterations late; the result does not depend on it (the first Richman
@@ -87,6 +93,7 @@ impl Options {
         Options {
             board,
             method: Method::Iterate,
+            guesses: false,
             max_iterations: None,
             check_every: 16,
             measure_every: 256,
@@ -137,6 +144,9 @@ pub struct ClassReport {
     /// How many times a guess of this class changed over the run (each one is a new
     /// simplest rational computed; null for the solve method).
     pub guess_changes: Option<u64>,
+    /// Positions of the class whose guess reached its final value during the run (the
+    /// iteration with known exact values; null otherwise: positions of value 0 start there).
+    pub settled: Option<u64>,
     /// Positions of the class whose α and β differ (the solve method computes both where
     /// one candidate does not prove them equal; null for the iterate method).
     pub alpha_below_beta: Option<usize>,
@@ -264,8 +274,12 @@ pub struct Solution {
     pub iterations_run: u32,
     /// Per-class results, in [`Material::ALL`] order.
     pub classes: Vec<(Material, ClassReport)>,
-    /// Guess changes per iteration.
+    /// Guess changes per iteration (or, when `settled`, positions whose guess reached its
+    /// final value at that iteration).
     pub history: Vec<IterationRecord>,
+    /// Whether the iteration ran knowing the exact values (no intermediate guesses; see
+    /// [`crate::settle`]).
+    pub settled: bool,
     /// The Richman tests of this run, in order (a resumed run has only those made after
     /// the resumption).
     pub richman_tests: Vec<RichmanTest>,
@@ -381,6 +395,7 @@ fn class_reports(
             };
             let report = ClassReport {
                 guess_changes: changes.map(|x| x[c]),
+                settled: None,
                 alpha_below_beta: None,
                 violations: cert.map(|x| in_class(&x.violations)),
                 certified_alpha: cert

@@ -1,0 +1,215 @@
+//! The iterate method knowing the answer: the exact values are solved first
+//! ([`crate::solve`], about a second on 8x8), then αₙ and βₙ are iterated exactly as in the
+//! study, but instead of computing every intermediate guess, each position's last change is
+//! found as the first n at which αₙ, βₙ lie strictly inside the Stern–Brocot cell of its
+//! value ([`crate::settle`]). Same first Richman iteration, same per-class `stable_at`, same
+//! tables; positions whose last change is found are retired once no unsettled position
+//! needs them.
+
+use std::sync::atomic::Ordering as AtomicOrdering;
+use std::time::Instant;
+
+use super::{
+    Control, IterationRecord, KernelStats, Method, Observer, Options, Run, Solution, Timings,
+    class_reports, timed,
+};
+use crate::error::Error;
+use crate::graph::Graph;
+use crate::guess::{Guesses, Value};
+use crate::index::Index;
+use crate::kernel::Kernel;
+use crate::resources;
+use crate::settle::Settling;
+use crate::solve::{self, Bound, Candidate, Settings, SolveError};
+
+/// Look for positions to retire after this many iterations, then this many more each time.
+const RETIRE_EVERY: u32 = 64;
+
+/// The exact values, if the solve method proves them (α = β everywhere); None otherwise
+/// (the caller falls back to the guesses), Err if stopped.
+pub(super) fn exact_values(
+    graph: &Graph,
+    obs: &dyn Observer,
+    control: &Control<'_>,
+) -> Result<Option<Candidate>, ()> {
+    let go_on = |_: solve::Event<'_>| {
+        !control
+            .stop
+            .is_some_and(|s| s.load(AtomicOrdering::Relaxed))
+    };
+    match solve::solve_bound(graph, Bound::Alpha, &Settings::default(), &go_on) {
+        Ok(c) if c.certificate.certified() => Ok(Some(c)),
+        Ok(_) => {
+            obs.notice("alpha < beta somewhere: computing the guesses instead");
+            Ok(None)
+        }
+        Err(SolveError::Failed(why)) => {
+            obs.notice(&format!(
+                "no exact values ({why}): computing the guesses instead"
+            ));
+            Ok(None)
+        }
+        Err(SolveError::Stopped) => Err(()),
+    }
+}
+
+/// The iteration with known exact values `exact`, after `timings.solve` seconds of solving.
+pub(super) fn run(
+    options: &Options,
+    obs: &dyn Observer,
+    control: &Control<'_>,
+    index: Index,
+    graph: Graph,
+    exact: Candidate,
+    mut timings: Timings,
+) -> Result<Run, Error> {
+    let classes = index.classes().len();
+    let positions = graph.positions();
+    let class_of: Vec<u8> = (0..positions).map(|i| index.class_of(i) as u8).collect();
+    let mut kernel = Kernel::new(
+        &graph,
+        super::iterate::initial_width(options.max_iterations),
+    );
+    let values: Vec<&Value> = (0..graph.nodes()).map(|i| exact.guesses.value(i)).collect();
+    let mut settling = Settling::new(&values, kernel.width());
+    let mut settled: Vec<bool> = (0..positions)
+        .map(|p| settling.final_from_start(p))
+        .collect();
+    let mut open = settled.iter().filter(|&&s| !s).count();
+    let mut last_change = vec![0u32; graph.nodes()];
+    let mut history = Vec::new();
+    let needs = |width: usize| resources::estimate_bytes(graph.nodes(), graph.edge_count(), width);
+    let (mut kernel_seconds, mut retire_seconds, mut iterate_seconds) = (0.0, 0.0, 0.0);
+    let mut next_retire = RETIRE_EVERY;
+    let stopped = timed(obs, "iterate", &mut iterate_seconds, || {
+        loop {
+            let n = kernel.iteration();
+            if open == 0 || options.max_iterations.is_some_and(|m| n >= m) {
+                return Ok(false);
+            }
+            if control
+                .stop
+                .is_some_and(|s| s.load(AtomicOrdering::Relaxed))
+            {
+                return Ok(true);
+            }
+            if kernel.needs_widening() {
+                let wider = kernel.next_width();
+                resources::check(
+                    needs(wider),
+                    &format!(
+                        "iteration {} of {} ({} bits per value)",
+                        n + 1,
+                        options.board,
+                        64 * wider - 1
+                    ),
+                )?;
+            }
+            if kernel.ensure_capacity() {
+                settling.sync_width(kernel.width());
+            }
+            let t = Instant::now();
+            let out = kernel.step(|f| !settled[f.node] && settling.inside(f));
+            kernel_seconds += t.elapsed().as_secs_f64();
+            let n = kernel.iteration();
+            let mut changed = vec![0u32; classes];
+            for &p in &out {
+                settled[p as usize] = true;
+                last_change[p as usize] = n;
+                changed[class_of[p as usize] as usize] += 1;
+            }
+            open -= out.len();
+            history.push(IterationRecord { n, changed });
+            if n >= next_retire {
+                let t = Instant::now();
+                kernel.retire(&settled);
+                retire_seconds += t.elapsed().as_secs_f64();
+                next_retire = n + RETIRE_EVERY;
+            }
+            obs.iteration(n, out.len(), kernel.fraction_bits());
+        }
+    })?;
+    if stopped {
+        return Ok(Run::Interrupted {
+            n: kernel.iteration(),
+            checkpoint: None,
+        });
+    }
+    let first_richman =
+        (open == 0).then(|| last_change[..positions].iter().copied().max().unwrap_or(0));
+    timings.iterate = iterate_seconds;
+    timings.kernel = kernel_seconds;
+    timings.retirement = retire_seconds;
+    let stable_at: Vec<u32> = (0..classes)
+        .map(|c| {
+            index
+                .class_range(c)
+                .map(|i| last_change[i])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let settled_count: Vec<u64> = (0..classes)
+        .map(|c| {
+            history
+                .iter()
+                .map(|r: &IterationRecord| r.changed[c] as u64)
+                .sum()
+        })
+        .collect();
+    let width = exact.guesses.fixed(0).len();
+    let Candidate {
+        guesses,
+        certificate,
+        ..
+    } = exact;
+    // A capped run has not found every last change: its guesses are provisional, not the
+    // exact values, so it publishes neither values nor tables.
+    let converged = first_richman.is_some();
+    let values: Vec<Value> = (0..graph.nodes())
+        .map(|i| guesses.value(i).clone())
+        .collect();
+    drop(guesses);
+    let guesses = Guesses::restore(values, last_change, width);
+    let certificate = converged.then_some(certificate);
+    let mut reports = class_reports(
+        &index,
+        &guesses,
+        certificate.as_ref(),
+        Some(&stable_at),
+        None,
+    );
+    for (c, (_, r)) in reports.iter_mut().enumerate() {
+        r.settled = Some(settled_count[c]);
+    }
+    let (live_white, live_black) = kernel.live_options();
+    let [frozen_alpha, frozen_beta] = kernel.frozen_counts();
+    let kernel_stats = KernelStats {
+        options: graph.edge_count() - 4,
+        live_options: live_white + live_black,
+        frozen_alpha,
+        frozen_beta,
+        limbs: kernel.width(),
+        retired: kernel.retired(),
+        proved_at: Default::default(),
+    };
+    Ok(Run::Finished(Box::new(Solution {
+        board: options.board,
+        method: Method::Iterate,
+        index,
+        graph,
+        iterations_run: kernel.iteration(),
+        kernel: Some(kernel),
+        guesses,
+        first_richman_iteration: first_richman,
+        classes: reports,
+        history,
+        settled: true,
+        richman_tests: Vec::new(),
+        timings,
+        certificate,
+        kernel_stats: Some(kernel_stats),
+        solve_stats: None,
+        alpha_below_beta: Vec::new(),
+    })))
+}

@@ -1,0 +1,172 @@
+//! The study's iteration without guessing: once the exact values s are known (and
+//! certified), the guess sₙ(P) is s(P) exactly when the Stern–Brocot parents L < s < R of
+//! s(P) satisfy L < αₙ(P) and βₙ(P) < R. Every rational strictly between L and R other than
+//! s has a larger denominator, while L and R themselves are simpler than s; so inside that
+//! cell the simplest rational of [αₙ, βₙ] ∋ s is s, and otherwise it is not. The ends: s = 0
+//! is s₀ and never changes (SPEC §2 gives the tie [0, 1] to 0); s = 1 needs only 0 < αₙ.
+//! Intervals are nested, so a position's last change is the first n at which this holds:
+//! two exact integer comparisons per unsettled position per iteration, against fixed-point
+//! images of L and R, instead of a new simplest rational at every change.
+
+use std::cmp::Ordering;
+
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_traits::{One, Signed, Zero};
+use rayon::prelude::*;
+
+use crate::guess::{Value, fixed_point};
+use crate::kernel::Fresh;
+
+/// The Stern–Brocot parents (L, R) of `s` in [0, 1]: None for an end that does not
+/// constrain (s = 0: both; s = 1: R).
+pub fn parents(s: &Value) -> (Option<Value>, Option<Value>) {
+    let (p, q) = (s.numer(), s.denom());
+    if p.is_zero() {
+        return (None, None);
+    }
+    if q.is_one() {
+        return (Some(Value::zero()), None);
+    }
+    // L = a/b with p·b − a·q = 1 and 0 < b < q: b = p⁻¹ mod q. R = (p − a)/(q − b).
+    let (pi, qi) = (BigInt::from(p.clone()), BigInt::from(q.clone()));
+    let g = pi.extended_gcd(&qi);
+    debug_assert!(g.gcd.is_one(), "values are in lowest terms");
+    let mut b = g.x.mod_floor(&qi);
+    if b.is_zero() {
+        b = qi.clone();
+    }
+    let a = (&pi * &b - 1u8) / &qi;
+    debug_assert!(!a.is_negative());
+    let (a, b) = (a.into_parts().1, b.into_parts().1);
+    let (c, d) = (p - &a, q - &b);
+    (Some(Value::new_raw(a, b)), Some(Value::new_raw(c, d)))
+}
+
+/// One node's parents as fixed-point images at the kernel's width.
+#[derive(Clone, Debug)]
+struct Cell {
+    /// floor(L · 2^F), if L constrains.
+    lower: Option<Vec<u64>>,
+    /// floor(R · 2^F) and whether it is exact, if R constrains.
+    upper: Option<(Vec<u64>, bool)>,
+}
+
+/// Per node, where its guess becomes final, and which nodes got there.
+pub struct Settling {
+    parents: Vec<(Option<Value>, Option<Value>)>,
+    cells: Vec<Cell>,
+    width: usize,
+}
+
+fn cmp_rows(a: &[u64], b: &[u64]) -> Ordering {
+    a.iter().rev().cmp(b.iter().rev())
+}
+
+impl Settling {
+    /// The cells of the exact values of every node (terminal nodes included), at `width`
+    /// limbs.
+    pub fn new(values: &[&Value], width: usize) -> Settling {
+        let parents = values.par_iter().map(|v| parents(v)).collect();
+        let mut s = Settling {
+            parents,
+            cells: Vec::new(),
+            width: 0,
+        };
+        s.sync_width(width);
+        s
+    }
+
+    /// Recompute the images at a new width.
+    pub fn sync_width(&mut self, width: usize) {
+        if width == self.width {
+            return;
+        }
+        self.width = width;
+        self.cells = self
+            .parents
+            .par_iter()
+            .map(|(l, r)| Cell {
+                lower: l.as_ref().map(|l| fixed_point(l, width).0),
+                upper: r.as_ref().map(|r| fixed_point(r, width)),
+            })
+            .collect();
+    }
+
+    /// Whether node `i`'s guess is final from iteration 0 (s = 0).
+    pub fn final_from_start(&self, i: usize) -> bool {
+        matches!(self.parents[i], (None, None))
+    }
+
+    /// Whether the fresh bounds of a node lie strictly inside its cell: L < αₙ and
+    /// βₙ < R, exactly (αₙ = A / 2^F with A an integer, so L < αₙ ⇔ floor(L·2^F) < A, and
+    /// βₙ < R ⇔ B < floor(R·2^F), or B equal to it when R·2^F is not an integer).
+    pub fn inside(&self, fresh: &Fresh<'_>) -> bool {
+        let cell = &self.cells[fresh.node];
+        if let Some(l) = &cell.lower
+            && cmp_rows(l, fresh.alpha) != Ordering::Less
+        {
+            return false;
+        }
+        match &cell.upper {
+            None => true,
+            Some((r, exact)) => match cmp_rows(fresh.beta, r) {
+                Ordering::Less => true,
+                Ordering::Equal => !exact,
+                Ordering::Greater => false,
+            },
+        }
+    }
+}
+
+/// Whether `s` is the simplest rational of [lo, hi] by the parents rule (for tests).
+pub fn settled_by_parents(s: &Value, lo: &Value, hi: &Value) -> bool {
+    let (l, r) = parents(s);
+    l.is_none_or(|l| &l < lo) && r.is_none_or(|r| hi < &r) && lo <= s && s <= hi
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::guess::simplest_between;
+
+    fn v(n: u64, d: u64) -> Value {
+        Value::new(n.into(), d.into())
+    }
+
+    #[test]
+    fn parents_are_the_farey_neighbours() {
+        assert_eq!(parents(&v(0, 1)), (None, None));
+        assert_eq!(parents(&v(1, 1)), (Some(v(0, 1)), None));
+        assert_eq!(parents(&v(1, 2)), (Some(v(0, 1)), Some(v(1, 1))));
+        assert_eq!(parents(&v(3, 8)), (Some(v(1, 3)), Some(v(2, 5))));
+        assert_eq!(parents(&v(7463, 8192)).0.unwrap() < v(7463, 8192), true);
+    }
+
+    /// Against the simplest-rational function itself, over every interval with ends of
+    /// denominator up to 12: s is the simplest rational of [lo, hi] exactly when the
+    /// parents rule says so.
+    #[test]
+    fn the_parents_rule_is_the_simplest_rational_rule() {
+        let mut ends = Vec::new();
+        for q in 1..=12u64 {
+            for p in 0..=q {
+                ends.push(v(p, q));
+            }
+        }
+        ends.sort();
+        ends.dedup();
+        for lo in &ends {
+            for hi in ends.iter().filter(|h| *h >= lo) {
+                let simplest = simplest_between(lo, hi);
+                for s in ends.iter().filter(|s| lo <= *s && *s <= hi) {
+                    assert_eq!(
+                        settled_by_parents(s, lo, hi),
+                        &simplest == s,
+                        "s {s} in [{lo}, {hi}], simplest {simplest}"
+                    );
+                }
+            }
+        }
+    }
+}
