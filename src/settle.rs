@@ -140,7 +140,12 @@ mod tests {
         assert_eq!(parents(&v(1, 1)), (Some(v(0, 1)), None));
         assert_eq!(parents(&v(1, 2)), (Some(v(0, 1)), Some(v(1, 1))));
         assert_eq!(parents(&v(3, 8)), (Some(v(1, 3)), Some(v(2, 5))));
-        assert_eq!(parents(&v(7463, 8192)).0.unwrap() < v(7463, 8192), true);
+        // 7463/8192 (SPEC §4) is the mediant of its parents.
+        let (l, r) = parents(&v(7463, 8192));
+        let (l, r) = (l.unwrap(), r.unwrap());
+        assert!(l < v(7463, 8192) && v(7463, 8192) < r);
+        assert_eq!(l.denom() + r.denom(), 8192u32.into());
+        assert_eq!(l.numer() + r.numer(), 7463u32.into());
     }
 
     /// Against the simplest-rational function itself, over every interval with ends of
