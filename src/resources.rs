@@ -23,7 +23,7 @@ pub fn estimate_bytes(nodes: usize, edges: usize, width: usize) -> u64 {
 }
 
 /// The largest denominator, in bits, expected of a board with `squares` squares: a power
-/// law through the measured boards (8x8: 460 bits; 10x10: 10,400; 12x12: 22,800), for
+/// law through the measured boards (8x8: 460 bits; 10x10: 5,300; 12x12: 22,800), for
 /// memory planning only.
 pub fn expected_value_bits(squares: usize) -> f64 {
     460.0 * (squares as f64 / 64.0).powf(4.8)
