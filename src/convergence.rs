@@ -185,8 +185,11 @@ mod tests {
 
     #[test]
     fn the_record_of_a_run_round_trips_and_adds_up() {
-        let sol = generate::solve(&Options::new(Board::new(4, 3).unwrap()), &generate::Silent);
+        let mut options = Options::new(Board::new(4, 3).unwrap());
+        options.guesses = true;
+        let sol = generate::solve(&options, &generate::Silent);
         let rec = Convergence::of(&sol);
+        assert!(!rec.settled);
         assert_eq!(rec.rows.len() as u32, sol.iterations_run);
         // The counts add up to each class's guess changes in the summary.
         for (c, (_, report)) in sol.classes.iter().enumerate() {
@@ -201,6 +204,26 @@ mod tests {
             assert!(t.violations.as_ref().unwrap().iter().any(|&v| v > 0));
         }
         let csv = rec.to_csv();
+        assert_eq!(Convergence::parse(&csv, Path::new("c.csv")).unwrap(), rec);
+    }
+
+    /// The default run knows the exact values: its record counts positions settling, one
+    /// per position that does not start at its final guess, each at its last change.
+    #[test]
+    fn the_settled_record_counts_last_changes() {
+        let sol = generate::solve(&Options::new(Board::new(4, 3).unwrap()), &generate::Silent);
+        let rec = Convergence::of(&sol);
+        assert!(rec.settled);
+        assert_eq!(rec.rows.len() as u32, sol.iterations_run);
+        for (c, (_, report)) in sol.classes.iter().enumerate() {
+            let total: u64 = rec.rows.iter().map(|r| r.changed[c]).sum();
+            assert_eq!(Some(total), report.settled);
+            let range = sol.index.class_range(c);
+            let moved = range.filter(|&i| sol.guesses.last_change(i) > 0).count() as u64;
+            assert_eq!(total, moved);
+        }
+        let csv = rec.to_csv();
+        assert!(csv.starts_with("iteration,settled_KvK"));
         assert_eq!(Convergence::parse(&csv, Path::new("c.csv")).unwrap(), rec);
     }
 

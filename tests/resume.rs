@@ -35,7 +35,8 @@ fn result(dir: &Path, board: &str) -> Vec<(String, Vec<u8>)> {
 fn killed_runs_resume_to_the_uninterrupted_result() {
     let plain = tempfile::tempdir().unwrap();
     let p = plain.path().to_str().unwrap();
-    let (code, _, stderr) = bidtb(&["generate", "--board", "6x6", "--out", p, "-q"]);
+    // Checkpoints hold the state of the guessing path: the uninterrupted run to match.
+    let (code, _, stderr) = bidtb(&["generate", "--board", "6x6", "--guesses", "--out", p, "-q"]);
     assert_eq!(code, 0, "{stderr}");
 
     let dir = tempfile::tempdir().unwrap();
@@ -101,7 +102,7 @@ fn a_capped_run_continues_past_its_cap() {
     let plain = tempfile::tempdir().unwrap();
     let p = plain.path().to_str().unwrap();
     assert_eq!(
-        bidtb(&["generate", "--board", "5x4", "--out", p, "-q"]).0,
+        bidtb(&["generate", "--board", "5x4", "--guesses", "--out", p, "-q"]).0,
         0
     );
 
