@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Both methods on every board F x R with 2 <= F, R <= 8 (49 boards): generate the tables
-# with --method iterate (the study's method) and --method solve, and compare every class
-# file byte for byte after its 128-byte header (the header holds the iteration fields,
-# which only the iteration has). Prints one line per board and exits 1 if any differs.
+# Every board F x R with 2 <= F, R <= 8 (49 boards), three ways:
+#   guesses  `--method iterate --guesses`: the study's own path, every guess computed;
+#   iterate  `--method iterate` (the default): exact values first, last changes from the
+#            Stern-Brocot parents of each value;
+#   solve    `--method solve`: no iteration at all.
+# Checks that guesses and iterate report the same first Richman iteration and per-class
+# stable_at and write identical table files (header included), and that solve writes the
+# same files after their 128-byte headers (its header has no iteration fields). Prints one
+# line per board and exits 1 if anything differs.
 #
-#   scripts/compare-methods.sh            # all 49 boards (about 2 minutes here)
+#   scripts/compare-methods.sh            # all 49 boards (about 3 minutes here)
 #   MAX_SIDE=6 scripts/compare-methods.sh # boards up to 6x6
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,24 +27,35 @@ timed() { # milliseconds of a command, its output discarded
     echo $(((end - start) / 1000000))
 }
 
+iterations() { # first Richman iteration and stable_at per class, from a summary
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["first_richman_iteration"], *(k + ":" + str(v["stable_at"]) for k, v in sorted(d["classes"].items())))' "$1"
+}
+
 same=0 differ=0
-printf '%-6s %-10s %11s %11s\n' board tables iterate_ms solve_ms
+printf '%-6s %-10s %8s %10s %10s %10s\n' board verdict richman guesses_ms iterate_ms solve_ms
 for f in $(seq 2 "$max"); do
     for r in $(seq 2 "$max"); do
         b="${f}x${r}"
-        ti=$(timed "$bin" generate --board "$b" --method iterate --out "$work/iterate" -q)
+        tg=$(timed "$bin" generate --board "$b" --guesses --out "$work/guesses" -q)
+        ti=$(timed "$bin" generate --board "$b" --out "$work/iterate" -q)
         ts=$(timed "$bin" generate --board "$b" --method solve --out "$work/solve" -q)
         verdict=identical
-        for file in "$work/iterate/$b"/*.bidtb; do
-            other="$work/solve/$b/$(basename "$file")"
-            if ! cmp -s <(tail -c +129 "$file") <(tail -c +129 "$other"); then
-                verdict="DIFFER:$(basename "$file")"
-            fi
+        [ "$(ls "$work/guesses/$b"/*.bidtb | wc -l)" = 6 ] || verdict="MISSING"
+        if [ "$(iterations "$work/guesses/$b/summary.json")" != "$(iterations "$work/iterate/$b/summary.json")" ]; then
+            verdict="DIFFER:iterations"
+        fi
+        for file in "$work/guesses/$b"/*.bidtb; do
+            name=$(basename "$file")
+            cmp -s "$file" "$work/iterate/$b/$name" || verdict="DIFFER:iterate:$name"
+            cmp -s <(tail -c +129 "$file") <(tail -c +129 "$work/solve/$b/$name") ||
+                verdict="DIFFER:solve:$name"
         done
-        [ "$(ls "$work/iterate/$b"/*.bidtb | wc -l)" = 6 ] || verdict="MISSING"
         if [ "$verdict" = identical ]; then same=$((same + 1)); else differ=$((differ + 1)); fi
-        printf '%-6s %-10s %11d %11d\n' "$b" "$verdict" "$ti" "$ts"
-        rm -rf "$work/iterate/$b" "$work/solve/$b"
+        richman=$(iterations "$work/guesses/$b/summary.json" | cut -d' ' -f1)
+        printf '%-6s %-10s %8s %10d %10d %10d\n' "$b" "$verdict" "$richman" "$tg" "$ti" "$ts"
+        rm -rf "$work/guesses/$b" "$work/iterate/$b" "$work/solve/$b"
     done
 done
 echo "$same boards identical, $differ differ"
