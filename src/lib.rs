@@ -2,12 +2,15 @@
 //!
 //! Every position of two kings and at most one more piece, on any board from 2x2 to 16x16,
 //! has an exact rational value: the share of the money Black needs, or equally White's
-//! winning chance when a fair coin decides who moves. [`generate::solve`] computes the lower
-//! and upper bounds αₙ, βₙ exactly, guesses each value as the simplest rational between them,
-//! and stops once the guesses satisfy every equation (SPEC §2).
+//! winning chance when a fair coin decides who moves. [`generate::solve`] runs one of two
+//! methods: the study's (compute the lower and upper bounds αₙ, βₙ exactly, take each value
+//! as the simplest rational between them, stop once those satisfy every equation; SPEC §2)
+//! or exact linear solves under improving strategies ([`solve`]); the certificate proves the
+//! values either way.
 //!
-//! Data flows one way: [`geometry`] → [`rules`] → [`index`] → [`graph`] → [`kernel`] ⇄
-//! [`guess`] → [`certificate`], driven by [`generate`].
+//! Data flows one way: [`geometry`] → [`rules`] → [`index`] → [`graph`] → either
+//! [`kernel`] ⇄ [`guess`] (or [`settle`] once the values are known) or [`solve`] →
+//! [`certificate`], driven by [`generate`].
 #![warn(missing_docs)]
 
 pub mod atomic;
