@@ -5,11 +5,11 @@
 //! winning chance when a fair coin decides who moves. [`generate::solve`] runs one of two
 //! methods: the study's (compute the lower and upper bounds αₙ, βₙ exactly, take each value
 //! as the simplest rational between them, stop once those satisfy every equation; SPEC §2)
-//! or exact linear solves under improving strategies ([`solve`]); the certificate proves the
+//! or exact linear solves under improving strategies ([`mod@solve`]); the certificate proves the
 //! values either way.
 //!
 //! Data flows one way: [`geometry`] → [`rules`] → [`index`] → [`graph`] → either
-//! [`kernel`] ⇄ [`guess`] (or [`settle`] once the values are known) or [`solve`] →
+//! [`kernel`] ⇄ [`guess`] (or [`settle`] once the values are known) or [`mod@solve`] →
 //! [`certificate`], driven by [`generate`].
 #![warn(missing_docs)]
 

@@ -1,12 +1,13 @@
 //! The generation pipeline as named, timed stages: index → graph → a method → certificate
 //! → per-class report. Two methods make the candidate values:
 //!
-//! - [`Method::Iterate`] ([`iterate`]): the study's α/β iteration with simplest-rational
-//!   guesses until they form a Richman function; it reproduces the published 2644. All
-//!   classes of a board are iterated jointly (promotions and captures link them), which is
-//!   how the published iteration count is defined.
-//! - [`Method::Solve`] ([`by_solving`]): exact linear solves under fixed strategies,
-//!   improved until every equation holds ([`crate::solve`]); its cost follows the size of
+//! - [`Method::Iterate`] (`generate/iterate.rs`; `generate/settling.rs` when the values
+//!   are solved first): the study's α/β iteration with simplest-rational guesses until
+//!   they form a Richman function; it reproduces the published 2644. All classes of a
+//!   board are iterated jointly (promotions and captures link them), which is how the
+//!   published iteration count is defined.
+//! - [`Method::Solve`] (`generate/by_solving.rs`): exact linear solves under fixed strategies,
+//!   improved until every equation holds ([`mod@crate::solve`]); its cost follows the size of
 //!   the answer, so it reaches boards the iteration cannot.
 //!
 //! Either way the certificate proves the values; on the boards both reach they agree to the
@@ -230,7 +231,7 @@ pub struct KernelStats {
     pub retired: usize,
     /// Per class, the iteration at which this process had proved the guesses of all the
     /// class's positions final (by the certificate on the game of the kernel's live
-    /// options, see [`certificate::proved_final`]). Classes not proved before the end are
+    /// options, see [`crate::certificate::proved_final`]). Classes not proved before the end are
     /// missing.
     pub proved_at: BTreeMap<String, u32>,
 }
