@@ -1,5 +1,7 @@
 //! Benchmarks of the generation stages on 8x8: building the game graph, one kernel
-//! iteration at the precision of the end of the published run, and one guess computation.
+//! iteration at the precision of the end of the published run, one guess computation, and
+//! the solve method's stages (floating-point values, the exact evaluation of the chain
+//! under the final strategies, the whole solve with its certificate).
 
 use bidtb::graph::Graph;
 use bidtb::guess::{simplest_from_rows, simplest_from_rows_resuming};
@@ -81,5 +83,39 @@ fn guess_138_digits(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, graph_8x8, kernel_8x8, guess_138_digits);
+fn solve_8x8(c: &mut Criterion) {
+    use bidtb::solve::{self, Bound, Settings, approx, evaluate, strategy};
+    let index = Index::new(board());
+    let graph = Graph::new(&index);
+    let settings = Settings::default();
+    let go_on = |_: solve::Event<'_>| true;
+    let mut g = c.benchmark_group("solve");
+    g.sample_size(10);
+    g.bench_function("float value iteration 8x8", |b| {
+        b.iter(|| {
+            approx::iterate(
+                &graph,
+                Bound::Alpha,
+                settings.float_tolerance,
+                settings.max_sweeps,
+            )
+        })
+    });
+    let a = approx::iterate(
+        &graph,
+        Bound::Alpha,
+        settings.float_tolerance,
+        settings.max_sweeps,
+    );
+    let (strategies, _, _) = strategy::from_approx(&graph, &a.values, settings.near);
+    g.bench_function("exact evaluation 8x8 (the exact step)", |b| {
+        b.iter(|| evaluate::evaluate(&graph, &strategies, Bound::Alpha, &go_on).is_ok())
+    });
+    g.bench_function("whole solve 8x8 with certificate", |b| {
+        b.iter(|| solve::solve_bound(&graph, Bound::Alpha, &settings, &go_on).is_ok())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, graph_8x8, kernel_8x8, guess_138_digits, solve_8x8);
 criterion_main!(benches);
