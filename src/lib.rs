@@ -13,6 +13,7 @@
 //! [`certificate`], driven by [`generate`].
 #![warn(missing_docs)]
 
+pub mod atlas;
 pub mod atomic;
 pub mod certificate;
 pub mod checkpoint;

@@ -5,6 +5,7 @@
 //! 1 when work failed at run time (a write error, a missing or corrupt table, a failed
 //! verification or certificate), 2 for bad usage or input (arguments, FEN, position).
 
+mod atlas;
 mod generate;
 mod map;
 mod plot;
@@ -61,6 +62,16 @@ enum Command {
     /// table file per class (DIR/FxR/KRvK.bidtb, ...; format in docs/FORMAT.md). The two
     /// methods write the same tables, apart from the header's iteration fields.
     Generate(generate::Args),
+    /// One row of facts per board over a range of boards, solved with --method solve.
+    ///
+    /// For every board: positions, distinct values, the largest denominator (digits, its
+    /// factors by trial division, a position that holds it), quiescent positions and how
+    /// many are not 1/2, zugzwangs (negative bids) per class, positions with α < β, the
+    /// largest T and T′ levels, seconds and peak memory. Writes DIR/atlas.json and
+    /// DIR/atlas.md, and each board's row to DIR/FxR/atlas-row.json as soon as it is known:
+    /// run it again after an interruption and finished boards are reused. Boards over the
+    /// time budget or the memory estimate are skipped and listed.
+    Atlas(atlas::Args),
     /// Look up a position: exact value, every move of each side with its value and progress
     /// level (best first), the bid and whether it is a zugzwang.
     ///
@@ -182,6 +193,7 @@ pub fn main() -> ExitCode {
             }
             generate::run(args)
         }
+        Command::Atlas(args) => atlas::run(args),
         Command::Query { tables, json, fen } => query::run(&tables, json, &fen.join(" ")),
         Command::Map {
             tables,

@@ -1,0 +1,127 @@
+//! `bidtb atlas`: every board of a range solved (or its saved row reused), one row of facts
+//! each, written to DIR/atlas.json and DIR/atlas.md.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::atlas::{self, Row};
+use crate::atomic;
+use crate::error::Error;
+use crate::generate::{self, Control, Method, Options, Run, Silent};
+use crate::resources;
+
+/// The arguments of `bidtb atlas`.
+#[derive(clap::Args, Debug)]
+pub(super) struct Args {
+    /// Where rows, tables and the atlas go: DIR/FxR/ per board, DIR/atlas.json, DIR/atlas.md.
+    #[arg(long, default_value = "atlas")]
+    pub out: PathBuf,
+    /// The boards: a range FxR..FxR (every board with files and ranks between the ends) or
+    /// a list FxR,FxR,...
+    #[arg(long, default_value = "2x2..8x8")]
+    pub boards: String,
+    /// Skip (and report) a board still unsolved after this many seconds, or whose memory
+    /// estimate exceeds what the machine has.
+    #[arg(long, default_value_t = 600.0)]
+    pub max_seconds: f64,
+    /// No progress lines on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Solve one board under the time budget: its row, or why it was skipped.
+fn solve_board(board: crate::Board, max_seconds: f64) -> Result<Result<Row, String>, Error> {
+    let nodes = crate::index::estimate_positions(board);
+    let needed = resources::estimate_solve_bytes(nodes, 20 * nodes, board.len());
+    if let Err(e) = resources::check(needed, &format!("solving {board}")) {
+        return Ok(Err(e.to_string()));
+    }
+    let stop = AtomicBool::new(false);
+    let done = AtomicBool::new(false);
+    let mut options = Options::new(board);
+    options.method = Method::Solve;
+    atlas::reset_peak();
+    let started = Instant::now();
+    let run = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                if started.elapsed().as_secs_f64() > max_seconds {
+                    stop.store(true, Ordering::Relaxed);
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        let control = Control {
+            stop: Some(&stop),
+            ..Control::default()
+        };
+        let run = generate::solve_with(&options, &Silent, &control);
+        done.store(true, Ordering::Relaxed);
+        run
+    });
+    match run {
+        Ok(Run::Finished(sol)) if sol.certified() || !sol.alpha_below_beta.is_empty() => {
+            let seconds = started.elapsed().as_secs_f64();
+            Ok(Ok(atlas::row(&sol, seconds, atlas::peak_mib())))
+        }
+        Ok(Run::Finished(_)) => Ok(Err("the certificate failed".into())),
+        Ok(Run::Interrupted { .. }) => Ok(Err(format!("over {max_seconds} s"))),
+        Err(e @ Error::Resources(_)) => Ok(Err(e.to_string())),
+        Err(e @ Error::Uncertified(_)) => Ok(Err(e.to_string())),
+        Err(e) => Err(e),
+    }
+}
+
+pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
+    let boards = atlas::parse_boards(&args.boards).map_err(|e| (2, e))?;
+    std::fs::create_dir_all(&args.out).map_err(|e| (2, Error::io(&args.out, e)))?;
+    let say = |text: String| {
+        if !args.quiet {
+            eprintln!("{text}");
+        }
+    };
+    let mut rows = Vec::new();
+    let mut skipped = Vec::new();
+    for board in boards {
+        let dir = args.out.join(board.to_string());
+        let saved = dir.join("atlas-row.json");
+        if let Ok(text) = std::fs::read_to_string(&saved)
+            && let Ok(row) = serde_json::from_str::<Row>(&text)
+        {
+            say(format!("{board}: reusing {}", saved.display()));
+            rows.push(row);
+            continue;
+        }
+        match solve_board(board, args.max_seconds).map_err(|e| (1, e))? {
+            Ok(row) => {
+                say(format!(
+                    "{board}: {:.2} s, largest denominator {} digits",
+                    row.seconds, row.max_denominator_digits
+                ));
+                std::fs::create_dir_all(&dir).map_err(|e| (1, Error::io(&dir, e)))?;
+                let text = serde_json::to_string_pretty(&row).expect("a row serialises");
+                atomic::write_atomic(&saved, text.as_bytes()).map_err(|e| (1, e))?;
+                rows.push(row);
+            }
+            Err(why) => {
+                say(format!("{board}: skipped ({why})"));
+                skipped.push((board.to_string(), why));
+            }
+        }
+    }
+    let json = serde_json::json!({ "rows": rows, "skipped": skipped });
+    let text = serde_json::to_string_pretty(&json).expect("serialises");
+    atomic::write_atomic(&args.out.join("atlas.json"), text.as_bytes()).map_err(|e| (1, e))?;
+    let md = atlas::markdown(&rows, &skipped);
+    atomic::write_atomic(&args.out.join("atlas.md"), md.as_bytes()).map_err(|e| (1, e))?;
+    say(format!(
+        "wrote {} and {} ({} boards, {} skipped)",
+        args.out.join("atlas.json").display(),
+        args.out.join("atlas.md").display(),
+        rows.len(),
+        skipped.len()
+    ));
+    Ok(())
+}

@@ -1,0 +1,124 @@
+//! The atlas: its rows against the study's method and the study's facts, and an atlas that
+//! continues where it stopped.
+
+mod common;
+use common::bidtb;
+
+use bidtb::atlas::{self, Row};
+use bidtb::generate::{self, Method, Options, Silent, Solution};
+use bidtb::guess::Value;
+use bidtb::{Board, fen};
+
+fn run(board: Board, method: Method) -> Solution {
+    let mut options = Options::new(board);
+    options.method = method;
+    generate::solve(&options, &Silent)
+}
+
+/// The row of a board without the fields that depend on how and when it was made.
+fn facts(mut row: Row) -> Row {
+    row.method = String::new();
+    row.seconds = 0.0;
+    row.peak_mib = None;
+    row.first_richman_iteration = None;
+    row
+}
+
+/// Every board up to 5x5: the row from the solve method's tables is the row from the
+/// study's method.
+#[test]
+fn rows_agree_with_the_iteration_up_to_5x5() {
+    for board in atlas::parse_boards("2x2..5x5").unwrap() {
+        let solved = atlas::row(&run(board, Method::Solve), 0.0, None);
+        let iterated_run = run(board, Method::Iterate);
+        let iterated = atlas::row(&iterated_run, 0.0, None);
+        assert_eq!(
+            iterated.first_richman_iteration,
+            iterated_run.first_richman_iteration
+        );
+        assert_eq!(facts(solved), facts(iterated), "{board}");
+    }
+}
+
+fn v(n: u64, d: u64) -> Value {
+    Value::new(n.into(), d.into())
+}
+
+/// The study's facts: a quiescent position of value 5/8 on 3x4, the value 653/819 on 8x3,
+/// zugzwangs on 4x4 and 8x8, 138 digits on 8x8.
+#[test]
+fn rows_state_the_studys_facts() {
+    let b34: Board = "3x4".parse().unwrap();
+    let sol = run(b34, Method::Solve);
+    let row = atlas::row(&sol, 0.0, None);
+    assert!(row.quiescent_not_half > 0);
+    let cert = sol.certificate.as_ref().unwrap();
+    assert!(
+        cert.quiescent
+            .iter()
+            .any(|&p| sol.guesses.value(p as usize) == &v(5, 8)),
+        "a quiescent position of value 5/8 on 3x4"
+    );
+    let b83: Board = "8x3".parse().unwrap();
+    let sol = run(b83, Method::Solve);
+    assert!((0..sol.graph.positions()).any(|p| sol.guesses.value(p) == &v(653, 819)));
+    let row = atlas::row(&sol, 0.0, None);
+    assert!(
+        row.max_denominator_factors.contains("3^2 · 7 · 13"),
+        "{row:?}"
+    );
+    let b44: Board = "4x4".parse().unwrap();
+    assert!(atlas::row(&run(b44, Method::Solve), 0.0, None).zugzwangs > 0);
+    let b88: Board = "8x8".parse().unwrap();
+    let row = atlas::row(&run(b88, Method::Solve), 0.0, None);
+    assert!(row.zugzwangs > 0);
+    assert_eq!(row.max_denominator_digits, 138);
+    assert_eq!(row.alpha_below_beta, 0);
+    // The position named as holding the largest denominator does.
+    let (class, placement) = row.max_denominator_position.split_once(' ').unwrap();
+    assert_eq!(class, "KNvK");
+    let parsed = fen::parse(placement).unwrap();
+    assert_eq!(parsed.board, b88);
+}
+
+/// `bidtb atlas` writes both files; run again, it reuses every row; a board whose row is
+/// gone is computed again, alone.
+#[test]
+fn an_interrupted_atlas_continues() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let (code, _, stderr) = bidtb(&["atlas", "--out", out, "--boards", "2x2..3x4"]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("atlas.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["rows"].as_array().unwrap().len(), 6);
+    let md = std::fs::read_to_string(dir.path().join("atlas.md")).unwrap();
+    assert_eq!(md.lines().count(), 2 + 6);
+    std::fs::remove_file(dir.path().join("3x3/atlas-row.json")).unwrap();
+    let (code, _, stderr) = bidtb(&["atlas", "--out", out, "--boards", "2x2..3x4"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr.matches("reusing").count(), 5, "{stderr}");
+    assert!(stderr.contains("3x3: "), "{stderr}");
+    let again: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("atlas.json")).unwrap())
+            .unwrap();
+    let without_time = |j: &serde_json::Value| {
+        j["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["board"].clone(),
+                    r["distinct_values"].clone(),
+                    r["zugzwangs"].clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(without_time(&json), without_time(&again));
+    // Bad ranges are usage errors.
+    let (code, _, _) = bidtb(&["atlas", "--out", out, "--boards", "2x2..20x20"]);
+    assert_eq!(code, 2);
+}
