@@ -67,7 +67,10 @@ pub struct Row {
     pub method: String,
     /// Seconds the board took.
     pub seconds: f64,
-    /// Peak resident memory while the board ran, in MiB (null where unknown).
+    /// Peak resident memory of the process while the board ran, in MiB (null where
+    /// unknown). `bidtb atlas` solves its boards in one process: for small boards this is
+    /// mostly memory the allocator kept from earlier boards (a lower bound on nothing, an
+    /// upper bound on the board's own need); for the largest boards it is the board's.
     pub peak_mib: Option<u64>,
     /// Per class, by name.
     pub classes: BTreeMap<String, ClassRow>,
@@ -263,6 +266,43 @@ pub fn markdown(rows: &[Row], skipped: &[(String, String)]) -> String {
         out += &format!("| {board} | skipped: {why} |||||||||||||\n");
     }
     out
+}
+
+/// The atlas's pictures, by file name: the grid of boards coloured by the largest
+/// denominator, the largest denominator against the board's squares, and time and peak
+/// memory against positions.
+pub fn plots(rows: &[Row]) -> Vec<(&'static str, String)> {
+    let squares = |r: &Row| {
+        let (f, k) = r.board.split_once('x').unwrap_or(("0", "0"));
+        f.parse::<f64>().unwrap_or(0.0) * k.parse::<f64>().unwrap_or(0.0)
+    };
+    let digits = |r: &Row| Some(r.max_denominator_digits as f64);
+    let seconds = |r: &Row| Some(r.seconds);
+    let peak = |r: &Row| r.peak_mib.map(|m| m as f64);
+    let positions = |r: &Row| r.canonical_positions as f64;
+    vec![
+        ("atlas-grid.svg", crate::svg::atlas_grid(rows)),
+        (
+            "atlas-digits.svg",
+            crate::svg::atlas_scatter(
+                rows,
+                "Digits of the largest denominator against the board's squares",
+                &[("digits", &digits)],
+                "squares (files x ranks)",
+                &squares,
+            ),
+        ),
+        (
+            "atlas-cost.svg",
+            crate::svg::atlas_scatter(
+                rows,
+                "Solve time and peak memory against positions (after symmetry)",
+                &[("seconds", &seconds), ("peak MiB", &peak)],
+                "positions",
+                &positions,
+            ),
+        ),
+    ]
 }
 
 /// The process's peak resident memory since the last [`reset_peak`], in MiB (Linux).

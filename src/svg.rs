@@ -408,3 +408,146 @@ mod tests {
         assert_eq!(esc("a<b&\"c\""), "a&lt;b&amp;&quot;c&quot;");
     }
 }
+
+/// The atlas's grid: one square per board (files across, ranks up), coloured by the number
+/// of digits of its largest denominator on a log scale (blue: few, red: many), the digits
+/// written in it and in a `<title>` tooltip.
+pub fn atlas_grid(rows: &[crate::atlas::Row]) -> String {
+    let size = |r: &crate::atlas::Row| -> (u32, u32) {
+        let (f, rk) = r.board.split_once('x').expect("FxR");
+        (f.parse().unwrap_or(0), rk.parse().unwrap_or(0))
+    };
+    let max_f = rows.iter().map(|r| size(r).0).max().unwrap_or(2);
+    let max_r = rows.iter().map(|r| size(r).1).max().unwrap_or(2);
+    let cell = 48.0;
+    let (x0, y0) = (60.0, 40.0);
+    let (w, h) = (
+        (x0 + cell * (max_f as f64 - 1.0) + 40.0).max(480.0),
+        y0 + cell * (max_r as f64 - 1.0) + 50.0,
+    );
+    let top = rows
+        .iter()
+        .map(|r| (r.max_denominator_digits as f64).ln())
+        .fold(1.0f64, f64::max);
+    let mut out = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif"><text x="{x0}" y="24" font-size="14">Largest denominator (digits) per board: files across, ranks up</text>"#
+    );
+    for r in rows {
+        let (f, rk) = size(r);
+        let x = x0 + cell * (f as f64 - 2.0);
+        let y = y0 + cell * (max_r as f64 - rk as f64);
+        let t = (r.max_denominator_digits as f64).ln() / top;
+        out += &format!(
+            r##"<g class="board" data-board="{b}" data-digits="{d}"><title>{b}: largest denominator {d} digits</title><rect x="{x}" y="{y}" width="{c}" height="{c}" fill="{fill}" stroke="#fff"/><text x="{tx}" y="{ty}" font-size="11" text-anchor="middle">{d}</text></g>"##,
+            b = esc(&r.board),
+            d = r.max_denominator_digits,
+            c = cell,
+            fill = colour(t),
+            tx = x + cell / 2.0,
+            ty = y + cell / 2.0 + 4.0,
+        );
+    }
+    for f in 2..=max_f {
+        out += &format!(
+            r#"<text x="{}" y="{}" font-size="11" text-anchor="middle">{f}</text>"#,
+            x0 + cell * (f as f64 - 2.0) + cell / 2.0,
+            y0 + cell * (max_r as f64 - 1.0) + 16.0
+        );
+    }
+    for rk in 2..=max_r {
+        out += &format!(
+            r#"<text x="{}" y="{}" font-size="11" text-anchor="end">{rk}</text>"#,
+            x0 - 6.0,
+            y0 + cell * (max_r as f64 - rk as f64) + cell / 2.0 + 4.0
+        );
+    }
+    out += "</svg>\n";
+    out
+}
+
+/// A log–log scatter of the atlas: `y(row)` against `x(row)` for every board, each point
+/// with its board and both numbers in a `<title>`.
+pub fn atlas_scatter(
+    rows: &[crate::atlas::Row],
+    title: &str,
+    series: &[(&str, &dyn Fn(&crate::atlas::Row) -> Option<f64>)],
+    x_name: &str,
+    x: &dyn Fn(&crate::atlas::Row) -> f64,
+) -> String {
+    let (width, height) = (720.0, 440.0);
+    let (x0, x1, y0, y1) = (70.0, 690.0, 40.0, 360.0);
+    let points: Vec<(usize, f64, f64, &str)> = series
+        .iter()
+        .enumerate()
+        .flat_map(|(k, (_, f))| {
+            rows.iter().filter_map(move |r| {
+                f(r).filter(|v| *v > 0.0)
+                    .map(|v| (k, x(r), v, r.board.as_str()))
+            })
+        })
+        .filter(|p| p.1 > 0.0)
+        .collect();
+    let span = |vals: &mut dyn Iterator<Item = f64>| {
+        let (lo, hi) = vals.fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+        (
+            lo.log10().floor(),
+            hi.log10().ceil().max(lo.log10().floor() + 1.0),
+        )
+    };
+    let (xa, xb) = span(&mut points.iter().map(|p| p.1));
+    let (ya, yb) = span(&mut points.iter().map(|p| p.2));
+    let px = |v: f64| x0 + (v.log10() - xa) / (xb - xa) * (x1 - x0);
+    let py = |v: f64| y1 - (v.log10() - ya) / (yb - ya) * (y1 - y0);
+    let mut out = format!(
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif"><text x="{x0}" y="24" font-size="14">{}</text><rect x="{x0}" y="{y0}" width="{}" height="{}" fill="none" stroke="#999"/>"##,
+        esc(title),
+        x1 - x0,
+        y1 - y0
+    );
+    for e in xa as i32..=xb as i32 {
+        let v = 10f64.powi(e);
+        out += &format!(
+            r#"<text x="{}" y="{}" font-size="11" text-anchor="middle">1e{e}</text>"#,
+            px(v),
+            y1 + 16.0
+        );
+    }
+    for e in ya as i32..=yb as i32 {
+        let v = 10f64.powi(e);
+        out += &format!(
+            r#"<text x="{}" y="{}" font-size="11" text-anchor="end">1e{e}</text>"#,
+            x0 - 6.0,
+            py(v) + 4.0
+        );
+    }
+    out += &format!(
+        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle">{}</text>"#,
+        (x0 + x1) / 2.0,
+        y1 + 36.0,
+        esc(x_name)
+    );
+    for (k, xv, yv, board) in &points {
+        out += &format!(
+            r#"<circle class="point" data-board="{b}" data-series="{s}" cx="{:.1}" cy="{:.1}" r="3.5" fill="{c}"><title>{b}: {s} {yv}, {xn} {xv}</title></circle>"#,
+            px(*xv),
+            py(*yv),
+            b = esc(board),
+            s = esc(series[*k].0),
+            c = PALETTE[*k % PALETTE.len()],
+            xn = esc(x_name),
+        );
+    }
+    for (k, (name, _)) in series.iter().enumerate() {
+        out += &format!(
+            r#"<circle cx="{}" cy="{}" r="4" fill="{}"/><text x="{}" y="{}" font-size="12">{}</text>"#,
+            x0 + 10.0 + 160.0 * k as f64,
+            y1 + 56.0,
+            PALETTE[k % PALETTE.len()],
+            x0 + 18.0 + 160.0 * k as f64,
+            y1 + 60.0,
+            esc(name)
+        );
+    }
+    out += "</svg>\n";
+    out
+}

@@ -122,3 +122,37 @@ fn an_interrupted_atlas_continues() {
     let (code, _, _) = bidtb(&["atlas", "--out", out, "--boards", "2x2..20x20"]);
     assert_eq!(code, 2);
 }
+
+/// The pictures: one square per board in the grid with its digits, one point per board and
+/// series in the scatters.
+#[test]
+fn the_plots_have_one_mark_per_board() {
+    let rows: Vec<Row> = atlas::parse_boards("2x2..4x4")
+        .unwrap()
+        .into_iter()
+        .map(|b| atlas::row(&run(b, Method::Solve), 0.5, Some(20)))
+        .collect();
+    let plots = atlas::plots(&rows);
+    let grid = &plots
+        .iter()
+        .find(|(n, _)| *n == "atlas-grid.svg")
+        .unwrap()
+        .1;
+    assert_eq!(grid.matches(r#"<g class="board""#).count(), 9);
+    assert!(
+        grid.contains(r#"data-board="4x4" data-digits="5""#),
+        "{grid}"
+    );
+    let cost = &plots
+        .iter()
+        .find(|(n, _)| *n == "atlas-cost.svg")
+        .unwrap()
+        .1;
+    assert_eq!(cost.matches(r#"class="point""#).count(), 18);
+    let digits = &plots
+        .iter()
+        .find(|(n, _)| *n == "atlas-digits.svg")
+        .unwrap()
+        .1;
+    assert_eq!(digits.matches(r#"class="point""#).count(), 9);
+}

@@ -2,7 +2,7 @@
 //! `tests/e2e/explorer.mjs` through playwright-core; `.ci/run` installs both), against
 //! `bidtb serve` on the 8x8 tables: the SPEC position's value and best moves read off the
 //! page, a move played and pieces placed by clicking, the heatmap, and the SVGs of
-//! `bidtb map` and `bidtb plot` rendered. Screenshots go to `target/tmp/e2e/`.
+//! `bidtb map`, `bidtb plot` and `bidtb atlas` rendered. Screenshots go to `target/tmp/e2e/`.
 
 mod common;
 use std::path::{Path, PathBuf};
@@ -51,6 +51,18 @@ fn explorer_page_in_chromium() {
         plot_svg.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{stderr}");
+    // A small atlas, for its plots.
+    let atlas = out.join("atlas");
+    let (code, _, stderr) = bidtb(&[
+        "atlas",
+        "--out",
+        atlas.to_str().unwrap(),
+        "--boards",
+        "2x2..4x4",
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let (grid_svg, cost_svg) = (atlas.join("atlas-grid.svg"), atlas.join("atlas-cost.svg"));
     let (_, map_json, _) = bidtb(&["map", "--tables", tables, "--json", FEN]);
     let map: serde_json::Value = serde_json::from_str(&map_json).unwrap();
 
@@ -58,7 +70,7 @@ fn explorer_page_in_chromium() {
     let node = Command::new("node")
         .arg(e2e.join("explorer.mjs"))
         .args([&server.url, out.to_str().unwrap()])
-        .args([&map_svg, &plot_svg])
+        .args([&map_svg, &plot_svg, &grid_svg, &cost_svg])
         .env("BIDTB_CHROMIUM", &chromium)
         .output()
         .expect("node runs");
@@ -95,14 +107,21 @@ fn explorer_page_in_chromium() {
     assert_eq!(read["map_d8_title"], "d8: 3/4 ≈ 0.75");
     assert_eq!(read["plot_classes"].as_array().unwrap().len(), 6);
     assert_eq!(read["plot_first"], "first Richman iteration: 2644");
+    assert_eq!(read["grid_boards"].as_array().unwrap().len(), 9);
+    assert_eq!(read["grid_4x4_title"], "4x4: largest denominator 5 digits");
+    assert_eq!(read["cost_points"], 18);
     for name in [
         "explorer.png",
         "explorer-heatmap.png",
         "map.png",
         "plot.png",
+        "grid.png",
+        "cost.png",
     ] {
         let size = std::fs::metadata(out.join(name)).unwrap().len();
-        assert!(size > 10_000, "{name}: {size} bytes");
+        // A blank page is about 3 kB; the small atlas grid (nine squares) about 8 kB.
+        let least = if name == "grid.png" { 6_000 } else { 10_000 };
+        assert!(size > least, "{name}: {size} bytes");
     }
     assert_eq!(server.stop(), Some(0), "SIGTERM stops the server cleanly");
 }

@@ -116,8 +116,11 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     atomic::write_atomic(&args.out.join("atlas.json"), text.as_bytes()).map_err(|e| (1, e))?;
     let md = atlas::markdown(&rows, &skipped);
     atomic::write_atomic(&args.out.join("atlas.md"), md.as_bytes()).map_err(|e| (1, e))?;
+    for (name, svg) in atlas::plots(&rows) {
+        atomic::write_atomic(&args.out.join(name), svg.as_bytes()).map_err(|e| (1, e))?;
+    }
     say(format!(
-        "wrote {} and {} ({} boards, {} skipped)",
+        "wrote {}, {} and three plots ({} boards, {} skipped)",
         args.out.join("atlas.json").display(),
         args.out.join("atlas.md").display(),
         rows.len(),

@@ -1,14 +1,14 @@
 // Drive the explorer page in headless Chromium (Debian's /usr/bin/chromium, through
 // playwright-core) and open the SVGs of `bidtb map` and `bidtb plot`.
 //
-// usage: node explorer.mjs URL OUTDIR MAP.svg PLOT.svg
+// usage: node explorer.mjs URL OUTDIR MAP.svg PLOT.svg ATLAS-GRID.svg ATLAS-COST.svg
 // Prints one JSON object with what it read; screenshots go to OUTDIR. Exits non-zero with a
 // message on the first thing that does not hold.
 import { chromium } from "playwright-core";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [url, outDir, mapSvg, plotSvg] = process.argv.slice(2);
+const [url, outDir, mapSvg, plotSvg, gridSvg, costSvg] = process.argv.slice(2);
 const executablePath = process.env.BIDTB_CHROMIUM || "/usr/bin/chromium";
 const FEN = "3k3R/8/3K4/8/8/8/8/8"; // WK d6, WR h8 / BK d8 (SPEC §4: 3/4)
 
@@ -74,7 +74,7 @@ try {
   read.page_errors = errors;
 
   // The SVGs render.
-  for (const [name, file] of [["map", mapSvg], ["plot", plotSvg]]) {
+  for (const [name, file] of [["map", mapSvg], ["plot", plotSvg], ["grid", gridSvg], ["cost", costSvg]]) {
     const p = await browser.newPage({ viewport: { width: 1000, height: 600 } });
     await p.goto(pathToFileURL(path.resolve(file)).href);
     const box = await p.$eval("svg", (s) => { const r = s.getBoundingClientRect(); return [r.width, r.height]; });
@@ -82,9 +82,14 @@ try {
     if (name === "map") {
       read.map_squares = await p.$$eval("g.square", (l) => l.length);
       read.map_d8_title = await p.$eval('g.square[data-square="d8"] title', (t) => t.textContent);
-    } else {
+    } else if (name === "plot") {
       read.plot_classes = await p.$$eval("g.class", (l) => l.map((g) => g.dataset.class));
       read.plot_first = await p.$eval("g.first-richman title", (t) => t.textContent);
+    } else if (name === "grid") {
+      read.grid_boards = await p.$$eval("g.board", (l) => l.map((g) => g.dataset.board));
+      read.grid_4x4_title = await p.$eval('g.board[data-board="4x4"] title', (t) => t.textContent);
+    } else {
+      read.cost_points = await p.$$eval("circle.point", (l) => l.length);
     }
     await p.screenshot({ path: path.join(outDir, name + ".png") });
     await p.close();
