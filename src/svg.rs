@@ -386,29 +386,6 @@ pub fn plot(rec: &Convergence, board: &str, first_richman: Option<u32>) -> Strin
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn colours_run_from_blue_through_white_to_red() {
-        assert_eq!(colour(0.0), "#2166ac");
-        assert_eq!(colour(0.5), "#f7f7f7");
-        assert_eq!(colour(1.0), "#b2182b");
-        assert_eq!(colour(-1.0), colour(0.0));
-        // Halfway between the first two stops: (33+103)/2, (102+169)/2 rounded, (172+207)/2 rounded.
-        assert_eq!(colour(0.125), "#4488be");
-    }
-
-    #[test]
-    fn steps_are_round() {
-        assert_eq!(nice_step(2660.0, 8.0), 500.0);
-        assert_eq!(nice_step(40.0, 8.0), 5.0);
-        assert_eq!(nice_step(3.0, 8.0), 1.0);
-        assert_eq!(esc("a<b&\"c\""), "a&lt;b&amp;&quot;c&quot;");
-    }
-}
-
 /// The atlas's grid: one square per board (files across, ranks up), coloured by the number
 /// of digits of its largest denominator on a log scale (blue: few, red: many), the digits
 /// written in it and in a `<title>` tooltip.
@@ -465,12 +442,15 @@ pub fn atlas_grid(rows: &[crate::atlas::Row]) -> String {
     out
 }
 
+/// One series of an atlas scatter: its name and its value for a row (None: no point).
+pub type Series<'a> = (&'a str, &'a dyn Fn(&crate::atlas::Row) -> Option<f64>);
+
 /// A log–log scatter of the atlas: `y(row)` against `x(row)` for every board, each point
 /// with its board and both numbers in a `<title>`.
 pub fn atlas_scatter(
     rows: &[crate::atlas::Row],
     title: &str,
-    series: &[(&str, &dyn Fn(&crate::atlas::Row) -> Option<f64>)],
+    series: &[Series<'_>],
     x_name: &str,
     x: &dyn Fn(&crate::atlas::Row) -> f64,
 ) -> String {
@@ -550,4 +530,27 @@ pub fn atlas_scatter(
     }
     out += "</svg>\n";
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colours_run_from_blue_through_white_to_red() {
+        assert_eq!(colour(0.0), "#2166ac");
+        assert_eq!(colour(0.5), "#f7f7f7");
+        assert_eq!(colour(1.0), "#b2182b");
+        assert_eq!(colour(-1.0), colour(0.0));
+        // Halfway between the first two stops: (33+103)/2, (102+169)/2 rounded, (172+207)/2 rounded.
+        assert_eq!(colour(0.125), "#4488be");
+    }
+
+    #[test]
+    fn steps_are_round() {
+        assert_eq!(nice_step(2660.0, 8.0), 500.0);
+        assert_eq!(nice_step(40.0, 8.0), 5.0);
+        assert_eq!(nice_step(3.0, 8.0), 1.0);
+        assert_eq!(esc("a<b&\"c\""), "a&lt;b&amp;&quot;c&quot;");
+    }
 }
