@@ -81,6 +81,38 @@ impl Retirement {
     }
 }
 
+/// Before the kernel widens its values: refuse, with the estimate, a widening that would
+/// not fit in memory.
+pub(super) fn check_widening(kernel: &Kernel, graph: &Graph, board: Board) -> Result<(), Error> {
+    if !kernel.needs_widening() {
+        return Ok(());
+    }
+    let wider = kernel.next_width();
+    resources::check(
+        resources::estimate_bytes(graph.nodes(), graph.edge_count(), wider),
+        &format!(
+            "iteration {} of {board} ({} bits per value)",
+            kernel.iteration() + 1,
+            64 * wider - 1
+        ),
+    )
+}
+
+/// What the kernel's shortcuts achieved (no classes proved: the caller adds them).
+pub(super) fn kernel_stats(kernel: &Kernel, graph: &Graph) -> KernelStats {
+    let (live_white, live_black) = kernel.live_options();
+    let [frozen_alpha, frozen_beta] = kernel.frozen_counts();
+    KernelStats {
+        options: graph.edge_count() - 4,
+        live_options: live_white + live_black,
+        frozen_alpha,
+        frozen_beta,
+        limbs: kernel.width(),
+        retired: kernel.retired(),
+        proved_at: Default::default(),
+    }
+}
+
 /// Initial number of limbs per value: enough for `iterations` if known, else 1024 bits.
 pub(super) fn initial_width(max_iterations: Option<u32>) -> usize {
     let bits = max_iterations.unwrap_or(1023) as usize + 1;
@@ -176,8 +208,10 @@ pub(super) fn run(
         Index::new(options.board)
     });
     let graph = timed(obs, "graph", &mut timings.graph, || Graph::new(&index));
-    let needs = |width: usize| resources::estimate_bytes(graph.nodes(), graph.edge_count(), width);
-    resources::check(needs(width), &format!("generating {}", options.board))?;
+    resources::check(
+        resources::estimate_bytes(graph.nodes(), graph.edge_count(), width),
+        &format!("generating {}", options.board),
+    )?;
     // Knowing the exact values, the iteration needs no guesses (checkpoints and resumption
     // keep the guessing path, whose state they hold).
     if !options.guesses && control.checkpoint_every.is_none() && !control.resume {
@@ -276,18 +310,7 @@ pub(super) fn run(
                 }
                 return Ok(None);
             }
-            if kernel.needs_widening() {
-                let wider = kernel.next_width();
-                resources::check(
-                    needs(wider),
-                    &format!(
-                        "iteration {} of {} ({} bits per value)",
-                        n + 1,
-                        options.board,
-                        64 * wider - 1
-                    ),
-                )?;
-            }
+            check_widening(&kernel, &graph, options.board)?;
             if kernel.ensure_capacity() {
                 guesses.sync_width(&kernel);
             }
@@ -340,22 +363,13 @@ pub(super) fn run(
     });
     timings.certify = certify_seconds;
 
-    let (live_white, live_black) = kernel.live_options();
-    let [frozen_alpha, frozen_beta] = kernel.frozen_counts();
-    let kernel_stats = KernelStats {
-        options: graph.edge_count() - 4,
-        live_options: live_white + live_black,
-        frozen_alpha,
-        frozen_beta,
-        limbs: kernel.width(),
-        retired: kernel.retired(),
-        proved_at: index
-            .classes()
-            .iter()
-            .zip(&retirement.proved_at)
-            .filter_map(|(ci, at)| Some((ci.material().to_string(), (*at)?)))
-            .collect(),
-    };
+    let mut kernel_stats = kernel_stats(&kernel, &graph);
+    kernel_stats.proved_at = index
+        .classes()
+        .iter()
+        .zip(&retirement.proved_at)
+        .filter_map(|(ci, at)| Some((ci.material().to_string(), (*at)?)))
+        .collect();
     let stable_at: Vec<u32> = (0..classes)
         .map(|c| {
             index

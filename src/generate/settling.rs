@@ -10,15 +10,14 @@ use std::sync::atomic::Ordering as AtomicOrdering;
 use std::time::Instant;
 
 use super::{
-    Control, IterationRecord, KernelStats, Method, Observer, Options, Run, Solution, Timings,
-    class_reports, timed,
+    Control, IterationRecord, Method, Observer, Options, Run, Solution, Timings, class_reports,
+    timed,
 };
 use crate::error::Error;
 use crate::graph::Graph;
 use crate::guess::{Guesses, Value};
 use crate::index::Index;
 use crate::kernel::Kernel;
-use crate::resources;
 use crate::settle::Settling;
 use crate::solve::{self, Bound, Candidate, Settings, SolveError};
 
@@ -78,7 +77,6 @@ pub(super) fn run(
     let mut open = settled.iter().filter(|&&s| !s).count();
     let mut last_change = vec![0u32; graph.nodes()];
     let mut history = Vec::new();
-    let needs = |width: usize| resources::estimate_bytes(graph.nodes(), graph.edge_count(), width);
     let (mut kernel_seconds, mut retire_seconds, mut iterate_seconds) = (0.0, 0.0, 0.0);
     let mut next_retire = RETIRE_EVERY;
     let stopped = timed(obs, "iterate", &mut iterate_seconds, || {
@@ -93,18 +91,7 @@ pub(super) fn run(
             {
                 return Ok(true);
             }
-            if kernel.needs_widening() {
-                let wider = kernel.next_width();
-                resources::check(
-                    needs(wider),
-                    &format!(
-                        "iteration {} of {} ({} bits per value)",
-                        n + 1,
-                        options.board,
-                        64 * wider - 1
-                    ),
-                )?;
-            }
+            super::iterate::check_widening(&kernel, &graph, options.board)?;
             if kernel.ensure_capacity() {
                 settling.sync_width(kernel.width());
             }
@@ -182,17 +169,7 @@ pub(super) fn run(
     for (c, (_, r)) in reports.iter_mut().enumerate() {
         r.settled = Some(settled_count[c]);
     }
-    let (live_white, live_black) = kernel.live_options();
-    let [frozen_alpha, frozen_beta] = kernel.frozen_counts();
-    let kernel_stats = KernelStats {
-        options: graph.edge_count() - 4,
-        live_options: live_white + live_black,
-        frozen_alpha,
-        frozen_beta,
-        limbs: kernel.width(),
-        retired: kernel.retired(),
-        proved_at: Default::default(),
-    };
+    let kernel_stats = super::iterate::kernel_stats(&kernel, &graph);
     Ok(Run::Finished(Box::new(Solution {
         board: options.board,
         method: Method::Iterate,

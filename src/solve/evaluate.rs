@@ -70,57 +70,69 @@ fn reaching(graph: &Graph, strategies: &Strategies, target: u32) -> Vec<bool> {
 /// in that list, components in reverse topological order (every component after those it
 /// leads to).
 fn components(strategies: &Strategies, active: &[bool]) -> (Vec<u32>, Vec<u32>) {
+    /// Tarjan's bookkeeping.
+    struct Walk {
+        index: Vec<u32>,
+        low: Vec<u32>,
+        on_stack: Vec<bool>,
+        stack: Vec<u32>,
+        call: Vec<(u32, u8)>,
+        counter: u32,
+    }
+    impl Walk {
+        /// Number node `w`, put it on the stack and start walking its successors.
+        fn enter(&mut self, w: usize) {
+            self.index[w] = self.counter;
+            self.low[w] = self.counter;
+            self.counter += 1;
+            self.stack.push(w as u32);
+            self.on_stack[w] = true;
+            self.call.push((w as u32, 0));
+        }
+    }
     const NEW: u32 = u32::MAX;
     let n = active.len();
     let succ = |v: usize| [strategies.white[v], strategies.black[v]];
     let live = |w: u32| (w as usize) < n && active[w as usize];
-    let mut index = vec![NEW; n];
-    let mut low = vec![0u32; n];
-    let mut on_stack = vec![false; n];
-    let mut stack: Vec<u32> = Vec::new();
-    let mut call: Vec<(u32, u8)> = Vec::new();
+    let mut t = Walk {
+        index: vec![NEW; n],
+        low: vec![0u32; n],
+        on_stack: vec![false; n],
+        stack: Vec::new(),
+        call: Vec::new(),
+        counter: 0,
+    };
     let mut members = Vec::with_capacity(n);
     let mut starts = vec![0u32];
-    let mut counter = 0u32;
-    for root in 0..n {
-        if !active[root] || index[root] != NEW {
+    for (root, &on) in active.iter().enumerate() {
+        if !on || t.index[root] != NEW {
             continue;
         }
-        index[root] = counter;
-        low[root] = counter;
-        counter += 1;
-        stack.push(root as u32);
-        on_stack[root] = true;
-        call.push((root as u32, 0));
-        while let Some(&(v, k)) = call.last() {
+        t.enter(root);
+        while let Some(&(v, k)) = t.call.last() {
             let v = v as usize;
             if k < 2 {
-                call.last_mut().expect("not empty").1 += 1;
+                t.call.last_mut().expect("not empty").1 += 1;
                 let w = succ(v)[k as usize];
                 if !live(w) {
                     continue;
                 }
                 let w = w as usize;
-                if index[w] == NEW {
-                    index[w] = counter;
-                    low[w] = counter;
-                    counter += 1;
-                    stack.push(w as u32);
-                    on_stack[w] = true;
-                    call.push((w as u32, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
+                if t.index[w] == NEW {
+                    t.enter(w);
+                } else if t.on_stack[w] {
+                    t.low[v] = t.low[v].min(t.index[w]);
                 }
                 continue;
             }
-            call.pop();
-            if let Some(&(u, _)) = call.last() {
-                low[u as usize] = low[u as usize].min(low[v]);
+            t.call.pop();
+            if let Some(&(u, _)) = t.call.last() {
+                t.low[u as usize] = t.low[u as usize].min(t.low[v]);
             }
-            if low[v] == index[v] {
+            if t.low[v] == t.index[v] {
                 loop {
-                    let w = stack.pop().expect("v is on the stack");
-                    on_stack[w as usize] = false;
+                    let w = t.stack.pop().expect("v is on the stack");
+                    t.on_stack[w as usize] = false;
                     members.push(w);
                     if w as usize == v {
                         break;
