@@ -11,11 +11,10 @@ use num_traits::{One, Zero};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::certificate::UNREACHED;
+use crate::certificate::{UNREACHED, cmp_guess, greedy_max, greedy_min};
 use crate::error::Error;
 use crate::generate::Solution;
 use crate::geometry::Board;
-use crate::rational::{cmp_shadowed, shadow};
 
 /// Per class: positions, zugzwangs and the largest denominator.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -114,30 +113,12 @@ pub fn factor(n: &BigUint) -> String {
 pub fn row(sol: &Solution, seconds: f64, peak_mib: Option<u64>) -> Row {
     let graph = &sol.graph;
     let g = &sol.guesses;
-    let nodes = graph.nodes();
-    let shadows: Vec<f64> = (0..nodes)
-        .into_par_iter()
-        .map(|i| shadow(g.value(i)))
-        .collect();
-    let cmp = |a: u32, b: u32| {
-        let (a, b) = (a as usize, b as usize);
-        cmp_shadowed(g.value(a), shadows[a], g.value(b), shadows[b])
-    };
-    // Per position: (x_W, x_B) as nodes; zugzwang when x_W < x_B, quiescent when equal.
+    // Per position, x_W against x_B: Less is a zugzwang (a negative bid), Equal quiescent.
     let bids: Vec<Ordering> = (0..graph.positions())
         .into_par_iter()
         .map(|p| {
-            let w = graph
-                .white(p)
-                .iter()
-                .copied()
-                .reduce(|a, b| if cmp(b, a) == Ordering::Greater { b } else { a });
-            let b = graph
-                .black(p)
-                .iter()
-                .copied()
-                .reduce(|a, b| if cmp(b, a) == Ordering::Less { b } else { a });
-            cmp(w.expect("an option"), b.expect("an option"))
+            let (w, b) = (greedy_max(g, graph.white(p)), greedy_min(g, graph.black(p)));
+            cmp_guess(g, w as usize, b as usize)
         })
         .collect();
     let half = crate::guess::Value::new(1u8.into(), 2u8.into());

@@ -23,7 +23,7 @@ use crate::guess::{Guesses, Value};
 
 /// Compare the guesses of nodes `i` and `j` exactly: by fixed-point image first, then as
 /// rationals when the images agree.
-fn cmp_guess(g: &Guesses, i: usize, j: usize) -> Ordering {
+pub fn cmp_guess(g: &Guesses, i: usize, j: usize) -> Ordering {
     if i == j {
         return Ordering::Equal;
     }

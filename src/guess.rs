@@ -298,10 +298,21 @@ impl Guesses {
         assert_eq!(values.len(), last_change.len(), "one last change per guess");
         let mut g = Guesses::new(values.len(), width);
         g.set_values(width, values);
-        for (slot, n) in g.slots.iter_mut().zip(last_change) {
+        g.set_last_changes(last_change);
+        g
+    }
+
+    /// Record each node's last change (one per node), keeping the values: for guesses whose
+    /// last changes were found without computing them ([`crate::settle`]).
+    pub fn set_last_changes(&mut self, last_change: Vec<u32>) {
+        assert_eq!(
+            last_change.len(),
+            self.slots.len(),
+            "one last change per node"
+        );
+        for (slot, n) in self.slots.iter_mut().zip(last_change) {
             slot.last_change = n;
         }
-        g
     }
 
     /// Set every guess and its image at `width` (last changes and prefixes are kept: both

@@ -119,16 +119,16 @@ impl Settling {
     }
 }
 
-/// Whether `s` is the simplest rational of [lo, hi] by the parents rule (for tests).
-pub fn settled_by_parents(s: &Value, lo: &Value, hi: &Value) -> bool {
-    let (l, r) = parents(s);
-    l.is_none_or(|l| &l < lo) && r.is_none_or(|r| hi < &r) && lo <= s && s <= hi
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::guess::simplest_between;
+
+    /// Whether `s` is the simplest rational of [lo, hi] by the parents rule.
+    fn settled_by_parents(s: &Value, lo: &Value, hi: &Value) -> bool {
+        let (l, r) = parents(s);
+        l.is_none_or(|l| &l < lo) && r.is_none_or(|r| hi < &r) && lo <= s && s <= hi
+    }
 
     fn v(n: u64, d: u64) -> Value {
         Value::new(n.into(), d.into())

@@ -15,7 +15,7 @@ use super::{
 };
 use crate::error::Error;
 use crate::graph::Graph;
-use crate::guess::{Guesses, Value};
+use crate::guess::Value;
 use crate::index::Index;
 use crate::kernel::Kernel;
 use crate::settle::Settling;
@@ -144,21 +144,15 @@ pub(super) fn run(
                 .sum()
         })
         .collect();
-    let width = exact.guesses.fixed(0).len();
     let Candidate {
-        guesses,
+        mut guesses,
         certificate,
         ..
     } = exact;
-    // A capped run has not found every last change: its guesses are provisional, not the
-    // exact values, so it publishes neither values nor tables.
-    let converged = first_richman.is_some();
-    let values: Vec<Value> = (0..graph.nodes())
-        .map(|i| guesses.value(i).clone())
-        .collect();
-    drop(guesses);
-    let guesses = Guesses::restore(values, last_change, width);
-    let certificate = converged.then_some(certificate);
+    guesses.set_last_changes(last_change);
+    // A capped run has not found every last change: it publishes neither values nor
+    // tables.
+    let certificate = first_richman.is_some().then_some(certificate);
     let mut reports = class_reports(
         &index,
         &guesses,

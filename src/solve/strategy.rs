@@ -106,37 +106,41 @@ pub fn from_certificate(
     cert: &Certificate,
     current: &Strategies,
 ) -> Strategies {
-    let n = graph.positions();
-    let choose = |options: &[u32], want, levels: &[u32], now: u32| {
-        let best = x.best(options, want);
-        options
-            .iter()
-            .copied()
-            .filter(|&t| x.cmp(t, best) == Ordering::Equal)
-            .min_by_key(|&t| (levels[t as usize], t != now))
-            .unwrap_or(best)
+    let side = |white: bool, now: &[u32], levels: &[u32]| -> Vec<u32> {
+        now.par_iter()
+            .enumerate()
+            .map(|(p, &now)| {
+                let (options, want) = side_options(graph, p, white);
+                tied_best(x, options, want, levels, now)
+            })
+            .collect()
     };
     let (white, black) = rayon::join(
-        || {
-            (0..n)
-                .into_par_iter()
-                .map(|p| {
-                    let now = current.white[p];
-                    choose(graph.white(p), Ordering::Greater, &cert.white_levels, now)
-                })
-                .collect()
-        },
-        || {
-            (0..n)
-                .into_par_iter()
-                .map(|p| {
-                    let now = current.black[p];
-                    choose(graph.black(p), Ordering::Less, &cert.black_levels, now)
-                })
-                .collect()
-        },
+        || side(true, &current.white, &cert.white_levels),
+        || side(false, &current.black, &cert.black_levels),
     );
     Strategies { white, black }
+}
+
+/// A side's options at position `p` and the order it wants (White the largest value).
+fn side_options(graph: &Graph, p: usize, white: bool) -> (&[u32], Ordering) {
+    if white {
+        (graph.white(p), Ordering::Greater)
+    } else {
+        (graph.black(p), Ordering::Less)
+    }
+}
+
+/// Among the options with the side's best exact value, the one with the lowest level,
+/// keeping `now` where it is one of them.
+fn tied_best(x: &Exact<'_>, options: &[u32], want: Ordering, levels: &[u32], now: u32) -> u32 {
+    let best = x.best(options, want);
+    options
+        .iter()
+        .copied()
+        .filter(|&t| x.cmp(t, best) == Ordering::Equal)
+        .min_by_key(|&t| (levels[t as usize], t != now))
+        .unwrap_or(best)
 }
 
 /// Exact values with floating-point shadows, for fast exact comparisons.
@@ -151,11 +155,6 @@ impl<'a> Exact<'a> {
         let values: Vec<&Value> = values.collect();
         let approx = values.par_iter().map(|v| shadow(v)).collect();
         Exact { values, approx }
-    }
-
-    /// The value of node `i`.
-    pub fn value(&self, i: u32) -> &Value {
-        self.values[i as usize]
     }
 
     /// Compare the values of nodes `i` and `j` exactly.
@@ -199,30 +198,15 @@ pub fn improve(
 
 /// [`improve`] for one side.
 fn switch(graph: &Graph, x: &Exact<'_>, choices: &mut [u32], white: bool, levels: &[u32]) -> usize {
-    let want = if white {
-        Ordering::Greater
-    } else {
-        Ordering::Less
-    };
     choices
         .par_iter_mut()
         .enumerate()
         .map(|(p, now)| {
-            let options = if white {
-                graph.white(p)
-            } else {
-                graph.black(p)
-            };
-            let best = x.best(options, want);
-            if x.cmp(best, *now) != want {
+            let (options, want) = side_options(graph, p, white);
+            if x.cmp(x.best(options, want), *now) != want {
                 return 0;
             }
-            *now = options
-                .iter()
-                .copied()
-                .filter(|&t| x.cmp(t, best) == Ordering::Equal)
-                .min_by_key(|&t| levels[t as usize])
-                .unwrap_or(best);
+            *now = tied_best(x, options, want, levels, *now);
             1
         })
         .sum()
