@@ -284,12 +284,13 @@ pub(super) struct Args {
     /// table file is written).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_iterations: Option<u32>,
-    /// Test for a Richman function once no guess has changed for N iterations (does not
-    /// change any result: a Richman function never changes again).
+    /// With --guesses: test for a Richman function once no guess has changed for N
+    /// iterations (does not change any result: a Richman function never changes again).
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..))]
     pub check_every: u32,
-    /// Also test at every Nth iteration, recording the failing equations per class in
-    /// convergence.csv for `bidtb plot` (0: only the tests above; changes no result).
+    /// With --guesses: also test at every Nth iteration, recording the failing equations
+    /// per class in convergence.csv for `bidtb plot` (0: only the tests above; changes no
+    /// result).
     #[arg(long, default_value_t = 256)]
     pub measure_every: u32,
     /// Print the summary as JSON on stdout instead of text.
