@@ -43,19 +43,32 @@ pub fn parents(s: &Value) -> (Option<Value>, Option<Value>) {
     (Some(Value::new_raw(a, b)), Some(Value::new_raw(c, d)))
 }
 
-/// One node's parents as fixed-point images at the kernel's width.
-#[derive(Clone, Debug)]
+/// One node's parents at the kernel's width: where their fixed-point images are, and
+/// their top limbs, which decide nearly every comparison without a read of the images.
+#[derive(Clone, Copy, Debug)]
 struct Cell {
-    /// floor(L · 2^F), if L constrains.
-    lower: Option<Vec<u64>>,
-    /// floor(R · 2^F) and whether it is exact, if R constrains.
-    upper: Option<(Vec<u64>, bool)>,
+    /// The top limbs of floor(L · 2^F) and floor(R · 2^F) (0 where absent).
+    heads: [u64; 2],
+    /// Where the two images start in [`Settling::images`] (L's, then R's).
+    at: usize,
+    /// Whether L constrains, whether R constrains, whether R · 2^F is an integer.
+    lower: bool,
+    upper: bool,
+    upper_exact: bool,
 }
 
-/// Per node, where its guess becomes final, and which nodes got there.
+/// A node's two images: floor(L · 2^F), and floor(R · 2^F) with whether it is exact.
+type Images = (Option<Vec<u64>>, Option<(Vec<u64>, bool)>);
+
+/// Per node, where its guess becomes final.
 pub struct Settling {
     parents: Vec<(Option<Value>, Option<Value>)>,
-    cells: Vec<Cell>,
+    /// None for a node dropped by [`Settling::sync_width`]'s filter.
+    cells: Vec<Option<Cell>>,
+    /// The images of the kept nodes, node after node (L's, then R's; zeros where a parent
+    /// does not constrain), in node order: the kernel asks in that order, so the reads
+    /// stream through memory instead of chasing one allocation per node.
+    images: Vec<u64>,
     width: usize,
 }
 
@@ -71,26 +84,54 @@ impl Settling {
         let mut s = Settling {
             parents,
             cells: Vec::new(),
+            images: Vec::new(),
             width: 0,
         };
-        s.sync_width(width);
+        s.sync_width(width, |_| true);
         s
     }
 
-    /// Recompute the images at a new width.
-    pub fn sync_width(&mut self, width: usize) {
+    /// Recompute the images at a new width, for the nodes `wanted` says are still asked
+    /// about ([`Settling::inside`] is false for the others from now on).
+    pub fn sync_width(&mut self, width: usize, wanted: impl Fn(usize) -> bool + Sync) {
         if width == self.width {
             return;
         }
         self.width = width;
-        self.cells = self
+        let images: Vec<Option<Images>> = self
             .parents
             .par_iter()
-            .map(|(l, r)| Cell {
-                lower: l.as_ref().map(|l| fixed_point(l, width).0),
-                upper: r.as_ref().map(|r| fixed_point(r, width)),
+            .enumerate()
+            .map(|(i, (l, r))| {
+                wanted(i).then(|| {
+                    (
+                        l.as_ref().map(|l| fixed_point(l, width).0),
+                        r.as_ref().map(|r| fixed_point(r, width)),
+                    )
+                })
             })
             .collect();
+        self.images.clear();
+        let zeros = vec![0u64; width];
+        self.cells = images
+            .into_iter()
+            .map(|kept| {
+                let (lower, upper) = kept?;
+                let at = self.images.len();
+                self.images
+                    .extend_from_slice(lower.as_deref().unwrap_or(&zeros));
+                self.images
+                    .extend_from_slice(upper.as_ref().map_or(&zeros[..], |(u, _)| u));
+                Some(Cell {
+                    heads: [self.images[at + width - 1], self.images[at + 2 * width - 1]],
+                    at,
+                    lower: lower.is_some(),
+                    upper: upper.is_some(),
+                    upper_exact: upper.is_some_and(|(_, exact)| exact),
+                })
+            })
+            .collect();
+        self.images.shrink_to_fit();
     }
 
     /// Whether node `i`'s guess is final from iteration 0 (s = 0).
@@ -98,23 +139,32 @@ impl Settling {
         matches!(self.parents[i], (None, None))
     }
 
-    /// Whether the fresh bounds of a node lie strictly inside its cell: L < αₙ and
+    /// Whether the fresh bounds of node `node` lie strictly inside its cell: L < αₙ and
     /// βₙ < R, exactly (αₙ = A / 2^F with A an integer, so L < αₙ ⇔ floor(L·2^F) < A, and
     /// βₙ < R ⇔ B < floor(R·2^F), or B equal to it when R·2^F is not an integer).
-    pub fn inside(&self, fresh: &Fresh<'_>) -> bool {
-        let cell = &self.cells[fresh.node];
-        if let Some(l) = &cell.lower
-            && cmp_rows(l, fresh.alpha) != Ordering::Less
-        {
+    pub fn inside(&self, node: usize, fresh: &Fresh<'_>) -> bool {
+        let Some(cell) = &self.cells[node] else {
             return false;
+        };
+        let (w, top) = (self.width, self.width - 1);
+        if cell.lower {
+            let (a, h) = (fresh.alpha[top], cell.heads[0]);
+            let l = &self.images[cell.at..cell.at + w];
+            if a < h || (a == h && cmp_rows(l, fresh.alpha) != Ordering::Less) {
+                return false;
+            }
         }
-        match &cell.upper {
-            None => true,
-            Some((r, exact)) => match cmp_rows(fresh.beta, r) {
-                Ordering::Less => true,
-                Ordering::Equal => !exact,
-                Ordering::Greater => false,
-            },
+        if !cell.upper {
+            return true;
+        }
+        let (b, h) = (fresh.beta[top], cell.heads[1]);
+        if b != h {
+            return b < h;
+        }
+        match cmp_rows(fresh.beta, &self.images[cell.at + w..cell.at + 2 * w]) {
+            Ordering::Less => true,
+            Ordering::Equal => !cell.upper_exact,
+            Ordering::Greater => false,
         }
     }
 }

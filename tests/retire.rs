@@ -55,3 +55,55 @@ fn retiring_changes_no_result_on_4x4() {
 fn retiring_changes_no_result_on_5x4() {
     same_results(5, 4);
 }
+
+/// Compacting the kernel to the positions some sought ones need changes none of their
+/// values: every kept position's αₙ and βₙ equal those of a kernel that computes every
+/// position, at every later iteration, across a widening.
+#[test]
+fn compacting_the_kernel_changes_no_kept_value() {
+    use bidtb::graph::Graph;
+    use bidtb::index::Index;
+    use bidtb::kernel::Kernel;
+
+    let index = Index::new(Board::new(5, 4).unwrap());
+    let graph = Graph::new(&index);
+    let (mut full, mut compact) = (Kernel::new(&graph, 2), Kernel::new(&graph, 2));
+    let step = |k: &mut Kernel| {
+        k.ensure_capacity();
+        k.step(|_| false);
+    };
+    for _ in 0..20 {
+        step(&mut full);
+        step(&mut compact);
+    }
+    // Seek every third position of the last class (KPvK): the rest of the class and other
+    // classes stay only where these read them.
+    let last = index.classes().len() - 1;
+    let range = index.class_range(last);
+    let sought: Vec<bool> = (0..graph.positions())
+        .map(|p| range.contains(&p) && p % 3 == 0)
+        .collect();
+    let kept = compact.compact(&sought);
+    assert!(kept.len() < graph.positions(), "something is dropped");
+    assert!(
+        (0..graph.positions()).all(|p| !sought[p] || kept.contains(&(p as u32))),
+        "every sought position is kept"
+    );
+    assert_eq!(
+        compact.retired(),
+        graph.positions() - kept.len(),
+        "dropped positions count as retired"
+    );
+    let mut widened = false;
+    for _ in 0..200 {
+        widened |= full.needs_widening();
+        step(&mut full);
+        step(&mut compact);
+        for (new, &old) in kept.iter().enumerate() {
+            let old = old as usize;
+            assert_eq!(compact.alpha().row(new), full.alpha().row(old), "α of {old}");
+            assert_eq!(compact.beta().row(new), full.beta().row(old), "β of {old}");
+        }
+    }
+    assert!(widened, "the test crosses a widening");
+}

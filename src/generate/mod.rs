@@ -266,7 +266,9 @@ pub struct Solution {
     pub graph: Graph,
     /// The final guesses (the values, when converged; α where α < β).
     pub guesses: Guesses,
-    /// The kernel with the final αₙ, βₙ (the iterate method).
+    /// The kernel with the final αₙ, βₙ of every position (the guessing path; the default
+    /// path drops the positions it no longer needs from its kernel, and the solve method has
+    /// none).
     pub kernel: Option<Kernel>,
     /// The first n at which sₙ is a Richman function, if the run got there (None for the
     /// solve method, which has no iterations).

@@ -3,8 +3,10 @@
 //! study, but instead of computing every intermediate guess, each position's last change is
 //! found as the first n at which αₙ, βₙ lie strictly inside the Stern–Brocot cell of its
 //! value ([`crate::settle`]). Same first Richman iteration, same per-class `stable_at`, same
-//! tables; positions whose last change is found are retired once no unsettled position
-//! needs them.
+//! tables; positions whose last change is found are dropped from the kernel
+//! ([`Kernel::compact`]) once no unsettled position needs them, so that the iteration runs
+//! on a dense array of the few positions still needed (on 8x8 about 51,000 of 220,000
+//! from iteration 320 on).
 
 use std::sync::atomic::Ordering as AtomicOrdering;
 use std::time::Instant;
@@ -21,7 +23,7 @@ use crate::kernel::Kernel;
 use crate::settle::Settling;
 use crate::solve::{self, Bound, Candidate, Settings, SolveError};
 
-/// Look for positions to retire after this many iterations, then this many more each time.
+/// Look for positions to drop after this many iterations, then this many more each time.
 const RETIRE_EVERY: u32 = 64;
 
 /// The exact values, if the solve method proves them (α = β everywhere); None otherwise
@@ -75,6 +77,9 @@ pub(super) fn run(
         .map(|p| settling.final_from_start(p))
         .collect();
     let mut open = settled.iter().filter(|&&s| !s).count();
+    // The kernel's position numbers → the graph's (the kernel drops positions no longer
+    // needed, see below).
+    let mut original: Vec<u32> = (0..positions as u32).collect();
     let mut last_change = vec![0u32; graph.nodes()];
     let mut history = Vec::new();
     let (mut kernel_seconds, mut retire_seconds, mut iterate_seconds) = (0.0, 0.0, 0.0);
@@ -93,14 +98,18 @@ pub(super) fn run(
             }
             super::iterate::check_widening(&kernel, &graph, options.board)?;
             if kernel.ensure_capacity() {
-                settling.sync_width(kernel.width());
+                settling.sync_width(kernel.width(), |i| i >= positions || !settled[i]);
             }
             let t = Instant::now();
-            let out = kernel.step(|f| !settled[f.node] && settling.inside(f));
+            let out = kernel.step(|f| {
+                let p = original[f.node] as usize;
+                !settled[p] && settling.inside(p, f)
+            });
             kernel_seconds += t.elapsed().as_secs_f64();
             let n = kernel.iteration();
             let mut changed = vec![0u32; classes];
             for &p in &out {
+                let p = original[p as usize];
                 settled[p as usize] = true;
                 last_change[p as usize] = n;
                 changed[class_of[p as usize] as usize] += 1;
@@ -109,7 +118,9 @@ pub(super) fn run(
             history.push(IterationRecord { n, changed });
             if n >= next_retire {
                 let t = Instant::now();
-                kernel.retire(&settled);
+                let sought: Vec<bool> = original.iter().map(|&p| !settled[p as usize]).collect();
+                let kept = kernel.compact(&sought);
+                original = kept.iter().map(|&k| original[k as usize]).collect();
                 retire_seconds += t.elapsed().as_secs_f64();
                 next_retire = n + RETIRE_EVERY;
             }
@@ -172,7 +183,7 @@ pub(super) fn run(
         index,
         graph,
         iterations_run: kernel.iteration(),
-        kernel: Some(kernel),
+        kernel: None,
         guesses,
         first_richman_iteration: first_richman,
         classes: reports,
