@@ -368,6 +368,11 @@ impl Kernel {
         self.n
     }
 
+    /// Nodes held: positions (fewer after [`Kernel::compact`]) and the two terminal nodes.
+    pub fn nodes(&self) -> usize {
+        self.white.len.len() + 2
+    }
+
     /// Limbs per value.
     pub fn width(&self) -> usize {
         self.width

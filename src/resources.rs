@@ -22,6 +22,22 @@ pub fn estimate_bytes(nodes: usize, edges: usize, width: usize) -> u64 {
     (rows + lists + exact + certify) * 115 / 100
 }
 
+/// Bytes the iteration without guesses needs once its kernel holds `kernel_nodes` of the
+/// graph's `nodes` nodes, at `width` limbs: [`estimate_bytes`] with rows (the kernel's two
+/// buffers and the parents' images of the settling test, 6 rows a node) only for the
+/// kernel's nodes, the rest for the whole graph.
+pub fn estimate_compacted_bytes(
+    kernel_nodes: usize,
+    nodes: usize,
+    edges: usize,
+    width: usize,
+) -> u64 {
+    let rows = 6 * kernel_nodes as u64 * width as u64 * 8;
+    let others =
+        estimate_bytes(nodes, edges, width) * 100 / 115 - 5 * nodes as u64 * width as u64 * 8;
+    (rows + others) * 115 / 100
+}
+
 /// The largest denominator, in bits, expected of a board with `squares` squares: a power
 /// law through the measured boards (8x8: 460 bits; 10x10: 5,300; 12x12: 22,800), for
 /// memory planning only.

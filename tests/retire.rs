@@ -101,7 +101,11 @@ fn compacting_the_kernel_changes_no_kept_value() {
         step(&mut compact);
         for (new, &old) in kept.iter().enumerate() {
             let old = old as usize;
-            assert_eq!(compact.alpha().row(new), full.alpha().row(old), "α of {old}");
+            assert_eq!(
+                compact.alpha().row(new),
+                full.alpha().row(old),
+                "α of {old}"
+            );
             assert_eq!(compact.beta().row(new), full.beta().row(old), "β of {old}");
         }
     }

@@ -82,14 +82,18 @@ impl Retirement {
 }
 
 /// Before the kernel widens its values: refuse, with the estimate, a widening that would
-/// not fit in memory.
-pub(super) fn check_widening(kernel: &Kernel, graph: &Graph, board: Board) -> Result<(), Error> {
+/// not fit in memory. `estimate` gives the run's bytes at a width in limbs.
+pub(super) fn check_widening(
+    kernel: &Kernel,
+    board: Board,
+    estimate: impl Fn(usize) -> u64,
+) -> Result<(), Error> {
     if !kernel.needs_widening() {
         return Ok(());
     }
     let wider = kernel.next_width();
     resources::check(
-        resources::estimate_bytes(graph.nodes(), graph.edge_count(), wider),
+        estimate(wider),
         &format!(
             "iteration {} of {board} ({} bits per value)",
             kernel.iteration() + 1,
@@ -310,7 +314,9 @@ pub(super) fn run(
                 }
                 return Ok(None);
             }
-            check_widening(&kernel, &graph, options.board)?;
+            check_widening(&kernel, options.board, |width| {
+                resources::estimate_bytes(graph.nodes(), graph.edge_count(), width)
+            })?;
             if kernel.ensure_capacity() {
                 guesses.sync_width(&kernel);
             }

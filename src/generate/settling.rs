@@ -20,6 +20,7 @@ use crate::graph::Graph;
 use crate::guess::Value;
 use crate::index::Index;
 use crate::kernel::Kernel;
+use crate::resources;
 use crate::settle::Settling;
 use crate::solve::{self, Bound, Candidate, Settings, SolveError};
 
@@ -96,7 +97,14 @@ pub(super) fn run(
             {
                 return Ok(true);
             }
-            super::iterate::check_widening(&kernel, &graph, options.board)?;
+            super::iterate::check_widening(&kernel, options.board, |width| {
+                resources::estimate_compacted_bytes(
+                    kernel.nodes(),
+                    graph.nodes(),
+                    graph.edge_count(),
+                    width,
+                )
+            })?;
             if kernel.ensure_capacity() {
                 settling.sync_width(kernel.width(), |i| i >= positions || !settled[i]);
             }
