@@ -10,13 +10,12 @@
 
 use std::cmp::Ordering;
 
-use num_bigint::BigInt;
-use num_integer::Integer;
-use num_traits::{One, Signed, Zero};
+use num_traits::{One, Zero};
 use rayon::prelude::*;
 
 use crate::guess::{Value, fixed_point};
 use crate::kernel::Fresh;
+use crate::rational::inverse_mod;
 
 /// The Stern–Brocot parents (L, R) of `s` in [0, 1]: None for an end that does not
 /// constrain (s = 0: both; s = 1: R).
@@ -29,16 +28,8 @@ pub fn parents(s: &Value) -> (Option<Value>, Option<Value>) {
         return (Some(Value::zero()), None);
     }
     // L = a/b with p·b − a·q = 1 and 0 < b < q: b = p⁻¹ mod q. R = (p − a)/(q − b).
-    let (pi, qi) = (BigInt::from(p.clone()), BigInt::from(q.clone()));
-    let g = pi.extended_gcd(&qi);
-    debug_assert!(g.gcd.is_one(), "values are in lowest terms");
-    let mut b = g.x.mod_floor(&qi);
-    if b.is_zero() {
-        b = qi.clone();
-    }
-    let a = (&pi * &b - 1u8) / &qi;
-    debug_assert!(!a.is_negative());
-    let (a, b) = (a.into_parts().1, b.into_parts().1);
+    let b = inverse_mod(p, q).expect("values are in lowest terms");
+    let a = (p * &b - 1u8) / q;
     let (c, d) = (p - &a, q - &b);
     (Some(Value::new_raw(a, b)), Some(Value::new_raw(c, d)))
 }

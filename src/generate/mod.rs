@@ -193,7 +193,12 @@ pub struct Timings {
     /// The certificate: exact equations and both closures (for the solve method: the
     /// certificates of its candidates, part of `solve`).
     pub certify: f64,
-    /// Looking for positions to retire (part of `iterate`).
+    /// The Stern–Brocot parents of every exact value and their fixed-point images, before
+    /// the iteration without guesses.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub parents: f64,
+    /// Looking for positions to retire (part of `iterate`; on the default path, compacting
+    /// the kernel).
     #[serde(skip_serializing_if = "is_zero")]
     pub retirement: f64,
     /// The solve method, everything after the graph.

@@ -73,7 +73,9 @@ pub(super) fn run(
         super::iterate::initial_width(options.max_iterations),
     );
     let values: Vec<&Value> = (0..graph.nodes()).map(|i| exact.guesses.value(i)).collect();
-    let mut settling = Settling::new(&values, kernel.width());
+    let mut settling = timed(obs, "parents", &mut timings.parents, || {
+        Settling::new(&values, kernel.width())
+    });
     let mut settled: Vec<bool> = (0..positions)
         .map(|p| settling.final_from_start(p))
         .collect();
