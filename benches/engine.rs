@@ -1,5 +1,6 @@
 //! Benchmarks of the generation stages on 8x8: building the game graph, one kernel
-//! iteration at the precision of the end of the published run, one guess computation, and
+//! iteration at the precision of the end of the published run (all positions, and compacted
+//! to the late run's KNvK), one guess computation, and
 //! the solve method's stages (floating-point values, the exact evaluation of the chain
 //! under the final strategies, the whole solve with its certificate).
 
@@ -48,6 +49,39 @@ fn kernel_8x8(c: &mut Criterion) {
             kernel.step(|_| false)
         })
     });
+    // The kernel of a late default run: compacted to the KNvK positions (the ones still
+    // unsettled there) and what they read.
+    let knight = bidtb::Material::ALL
+        .iter()
+        .position(|m| m.to_string() == "KNvK")
+        .unwrap();
+    let range = index.class_range(knight);
+    let sought: Vec<bool> = (0..graph.positions()).map(|p| range.contains(&p)).collect();
+    let mut retired = Kernel::new(&graph, 43);
+    for _ in 0..64 {
+        retired.step(|_| false);
+    }
+    let proved: Vec<bool> = sought.iter().map(|&s| !s).collect();
+    retired.retire(&proved);
+    g.bench_function(
+        "one iteration 8x8 at 2644 bits, others retired in place (not compacted)",
+        |b| {
+            b.iter(|| {
+                retired.pretend_iteration(2644);
+                retired.step(|_| false)
+            })
+        },
+    );
+    let kept = kernel.compact(&sought).len();
+    g.bench_function(
+        format!("one iteration 8x8 at 2644 bits, compacted to KNvK ({kept} positions)"),
+        |b| {
+            b.iter(|| {
+                kernel.pretend_iteration(2644);
+                kernel.step(|_| false)
+            })
+        },
+    );
     g.finish();
 }
 
