@@ -376,18 +376,8 @@ pub(super) fn run(
         .zip(&retirement.proved_at)
         .filter_map(|(ci, at)| Some((ci.material().to_string(), (*at)?)))
         .collect();
-    let stable_at: Vec<u32> = (0..classes)
-        .map(|c| {
-            index
-                .class_range(c)
-                .map(|i| guesses.last_change(i))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let changes: Vec<u64> = (0..classes)
-        .map(|c| history.iter().map(|r| r.changed[c] as u64).sum())
-        .collect();
+    let stable_at = super::stable_at(&index, &guesses);
+    let changes = super::class_totals(&history, classes);
     let reports = class_reports(
         &index,
         &guesses,

@@ -363,6 +363,27 @@ pub enum Run {
     },
 }
 
+/// Per class, the largest last change of its positions: where its guesses stopped
+/// changing.
+fn stable_at(index: &Index, guesses: &Guesses) -> Vec<u32> {
+    (0..index.classes().len())
+        .map(|c| {
+            index
+                .class_range(c)
+                .map(|i| guesses.last_change(i))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
+/// Per class, the sum of the per-iteration counts of `history`.
+fn class_totals(history: &[IterationRecord], classes: usize) -> Vec<u64> {
+    (0..classes)
+        .map(|c| history.iter().map(|r| r.changed[c] as u64).sum())
+        .collect()
+}
+
 /// The per-class reports of a run: `stable_at` and `changes` per class where the method has
 /// them (the iterate method).
 fn class_reports(

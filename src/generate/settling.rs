@@ -148,23 +148,6 @@ pub(super) fn run(
     timings.iterate = iterate_seconds;
     timings.kernel = kernel_seconds;
     timings.retirement = retire_seconds;
-    let stable_at: Vec<u32> = (0..classes)
-        .map(|c| {
-            index
-                .class_range(c)
-                .map(|i| last_change[i])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let settled_count: Vec<u64> = (0..classes)
-        .map(|c| {
-            history
-                .iter()
-                .map(|r: &IterationRecord| r.changed[c] as u64)
-                .sum()
-        })
-        .collect();
     // The certificate ran inside the solve stage (and its seconds are part of it).
     timings.certify = exact.stats.certify_seconds;
     let Candidate {
@@ -173,6 +156,8 @@ pub(super) fn run(
         ..
     } = exact;
     guesses.set_last_changes(last_change);
+    let stable_at = super::stable_at(&index, &guesses);
+    let settled_count = super::class_totals(&history, classes);
     // A capped run has not found every last change: it publishes neither values nor
     // tables.
     let certificate = first_richman.is_some().then_some(certificate);
