@@ -24,8 +24,11 @@ pub struct ValueMap {
     /// The squares of the other pieces, with their FEN letters.
     pub pieces: Vec<(Square, char)>,
     /// Per square (indexed by [`Square`]), the value with the black king there; None where
-    /// another piece stands.
+    /// another piece stands. Where α < β (tables of format version 2) this is α.
     pub values: Vec<Option<Value>>,
+    /// Per square, β where it lies above α (None elsewhere, and on every square of a
+    /// board whose tables have α = β everywhere).
+    pub betas: Vec<Option<Value>>,
 }
 
 impl ValueMap {
@@ -39,18 +42,21 @@ impl ValueMap {
         let moving = if mirrored { pos.wk } else { pos.bk };
         let fixed_king = if mirrored { pos.bk } else { pos.wk };
         let mut values = Vec::with_capacity(board.len());
+        let mut betas = Vec::with_capacity(board.len());
         let mut pieces = Vec::new();
         for s in board.squares() {
             let t = to_table(s);
             if t == fixed_king {
                 pieces.push((s, if mirrored { 'k' } else { 'K' }));
                 values.push(None);
+                betas.push(None);
                 continue;
             }
             if let Some((p, _)) = pos.piece.filter(|&(_, q)| q == t) {
                 let c = p.letter();
                 pieces.push((s, if mirrored { c.to_ascii_lowercase() } else { c }));
                 values.push(None);
+                betas.push(None);
                 continue;
             }
             let mut there = pos;
@@ -59,8 +65,15 @@ impl ValueMap {
             } else {
                 there.bk = t;
             }
-            let v = tb.value(board, &there)?;
-            values.push(Some(if mirrored { Value::one() - v } else { v }));
+            let entry = tb.entry(board, &there)?;
+            // Under the mirror, α is 1 − β of the table position and β is 1 − α.
+            let (alpha, beta) = match (mirrored, entry.beta) {
+                (false, beta) => (entry.value, beta),
+                (true, None) => (Value::one() - entry.value, None),
+                (true, Some(b)) => (Value::one() - b, Some(Value::one() - entry.value)),
+            };
+            values.push(Some(alpha));
+            betas.push(beta);
         }
         Ok(ValueMap {
             board,
@@ -69,6 +82,7 @@ impl ValueMap {
             black_king: to_table(moving),
             pieces,
             values,
+            betas,
         })
     }
 
@@ -96,7 +110,9 @@ impl ValueMap {
     }
 
     /// The JSON of `/api/map`: `rows` holds the exact values (`"p/q"`, null where a piece
-    /// stands) rank by rank from the top, files from a; `approx` the same as numbers.
+    /// stands) rank by rank from the top, files from a; `approx` the same as numbers. Where
+    /// α < β on some square, `rows` holds α and `beta_rows` β (null where α = β); the key
+    /// is absent otherwise.
     pub fn to_json(&self) -> serde_json::Value {
         let rows = self.rows();
         let exact: Vec<Vec<Option<String>>> = rows
@@ -111,13 +127,25 @@ impl ValueMap {
                     .collect()
             })
             .collect();
-        json!({
+        let mut out = json!({
             "board": self.board.to_string(),
             "fen": self.fen,
             "class": self.class,
             "black_king": self.board.square_name(self.black_king),
             "rows": exact,
             "approx": approx,
-        })
+        });
+        if self.betas.iter().any(Option::is_some) {
+            let betas: Vec<Vec<Option<String>>> = rows
+                .iter()
+                .map(|r| {
+                    r.iter()
+                        .map(|&s| self.betas[s.0 as usize].as_ref().map(fraction))
+                        .collect()
+                })
+                .collect();
+            out["beta_rows"] = json!(betas);
+        }
+        out
     }
 }

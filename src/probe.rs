@@ -6,6 +6,12 @@
 //! through its colour-flip mirror: its value is 1 − the mirror's, White's moves are the
 //! mirror's Black moves (and the reverse) with squares mapped back, White's progress level
 //! is the mirror's T′ level.
+//!
+//! Where a table stores β apart from α (format version 2, positions with α < β), the
+//! value is α and β is reported beside it. The mirror of such a position has α = 1 − β
+//! and β = 1 − α. White's moves are ordered by α and T (T is computed from α), Black's by
+//! β and T′ (T′ is computed from β): the orders in which each side makes progress in the
+//! game where play that never ends counts against it.
 
 use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
@@ -43,8 +49,10 @@ pub struct Tablebase {
 /// What a stored position says: its value and its levels in T and T′.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
-    /// The exact value.
+    /// The exact value: α, the value wherever α = β.
     pub value: Value,
+    /// β, where it lies above α (version 2 tables only).
+    pub beta: Option<Value>,
     /// Level in White's closure T (None outside it).
     pub level_white: Option<u32>,
     /// Level in Black's closure T′.
@@ -55,18 +63,30 @@ impl Entry {
     fn terminal(value: Value) -> Entry {
         Entry {
             value,
+            beta: None,
             level_white: Some(0),
             level_black: Some(0),
         }
     }
 
-    /// The same entry seen from the colour-flipped side: 1 − value, closures swapped.
+    /// The same entry seen from the colour-flipped side: 1 − value, closures swapped;
+    /// where α < β, the flipped α is 1 − β and the flipped β is 1 − α.
     fn flipped(self) -> Entry {
+        let (alpha, beta) = match self.beta {
+            Some(beta) => (beta, Some(self.value)),
+            None => (self.value, None),
+        };
         Entry {
-            value: Value::one() - self.value,
+            value: Value::one() - alpha,
+            beta: beta.map(|a| Value::one() - a),
             level_white: self.level_black,
             level_black: self.level_white,
         }
+    }
+
+    /// β: the value where α = β.
+    pub fn upper(&self) -> &Value {
+        self.beta.as_ref().unwrap_or(&self.value)
     }
 }
 
@@ -75,13 +95,27 @@ impl Entry {
 pub struct MoveInfo {
     /// Coordinate notation, e.g. `h8d8` or `d7d8n`.
     pub uci: String,
-    /// The value of the position after the move.
+    /// The value of the position after the move (α where α < β).
     pub value: Value,
+    /// β of the position after the move, where it lies above α.
+    pub beta: Option<Value>,
     /// The mover's progress level of the position after the move: its T level for a White
     /// move, its T′ level for a Black move (0 for a king capture, None if unreached).
     pub level: Option<u32>,
     /// The FEN placement after the move (None when it captures the king: the game is over).
     pub fen: Option<String>,
+}
+
+impl MoveInfo {
+    /// α of the position after the move (its value).
+    pub fn lower(&self) -> &Value {
+        &self.value
+    }
+
+    /// β of the position after the move (its value where α = β).
+    pub fn upper(&self) -> &Value {
+        self.beta.as_ref().unwrap_or(&self.value)
+    }
 }
 
 /// The answer to a query.
@@ -93,14 +127,19 @@ pub struct Probe {
     pub class: String,
     /// The position's FEN placement, as written by [`fen::write`].
     pub fen: String,
-    /// The exact value (White's winning probability; Black's required share of the money).
+    /// The exact value (White's winning probability; Black's required share of the money);
+    /// α where α < β.
     pub value: Value,
-    /// Every White move, best first: highest value, then lowest T level.
+    /// β, where it lies above α (tables of format version 2).
+    pub beta: Option<Value>,
+    /// Every White move, best first: highest value (α), then lowest T level.
     pub white: Vec<MoveInfo>,
-    /// Every Black move, best first: lowest value, then lowest T′ level.
+    /// Every Black move, best first: lowest value (β), then lowest T′ level.
     pub black: Vec<MoveInfo>,
-    /// The bid (x_W − x_B)/2, as a share of the total money; negative in a zugzwang.
+    /// The bid (x_W − x_B)/2 on α, as a share of the total money; negative in a zugzwang.
     pub bid: BigRational,
+    /// The bid on β, where some value involved has α < β.
+    pub bid_beta: Option<BigRational>,
     /// Whether the bid is negative: each player would rather the other moved.
     pub zugzwang: bool,
     /// The position's level in White's closure T.
@@ -156,21 +195,27 @@ impl Probe {
         self.black.first()
     }
 
-    /// The JSON object of `bidtb query --json` (and of the HTTP API).
+    /// The JSON object of `bidtb query --json` (and of the HTTP API). Where α < β, the
+    /// position and its moves carry a `beta` beside `value` (which is α), and the position
+    /// a `bid_beta`; elsewhere these keys are absent.
     pub fn to_json(&self) -> serde_json::Value {
         let moves = |list: &[MoveInfo]| {
             list.iter()
                 .map(|m| {
-                    json!({
+                    let mut out = json!({
                         "move": m.uci,
                         "value": fraction(&m.value),
                         "level": m.level,
                         "fen": m.fen,
-                    })
+                    });
+                    if let Some(beta) = &m.beta {
+                        out["beta"] = json!(fraction(beta));
+                    }
+                    out
                 })
                 .collect::<Vec<_>>()
         };
-        json!({
+        let mut out = json!({
             "board": self.board.to_string(),
             "fen": self.fen,
             "class": self.class,
@@ -185,7 +230,14 @@ impl Probe {
             "level_white": self.level_white,
             "level_black": self.level_black,
             "certified": self.certified,
-        })
+        });
+        if let Some(beta) = &self.beta {
+            out["beta"] = json!(fraction(beta));
+        }
+        if let Some(bid) = &self.bid_beta {
+            out["bid_beta"] = json!(signed_fraction(bid));
+        }
+        out
     }
 }
 
@@ -298,6 +350,7 @@ impl Tablebase {
             })?;
         Ok(Entry {
             value: t.value(i)?,
+            beta: t.beta_if_above(i)?,
             level_white: level(t.level_white(i)),
             level_black: level(t.level_black(i)),
         })
@@ -366,6 +419,7 @@ impl Tablebase {
                     };
                     Ok(MoveInfo {
                         uci: mv.uci(board),
+                        beta: e.beta,
                         value: e.value,
                         level,
                         fen,
@@ -385,18 +439,33 @@ impl Tablebase {
             key(a).cmp(&key(b)).then_with(|| a.uci.cmp(&b.uci))
         };
         white.sort_by(|a, b| b.value.cmp(&a.value).then_with(|| by_level(a, b)));
-        black.sort_by(|a, b| a.value.cmp(&b.value).then_with(|| by_level(a, b)));
+        black.sort_by(|a, b| a.upper().cmp(b.upper()).then_with(|| by_level(a, b)));
         // A side without a move keeps the position: its option is the position's value.
-        let x_w = white.first().map_or(&own.value, |m| &m.value);
-        let x_b = black.first().map_or(&own.value, |m| &m.value);
-        let signed = |v: &Value| {
-            BigRational::new(
-                BigInt::from(v.numer().clone()),
-                BigInt::from(v.denom().clone()),
-            )
+        let best = |list: &[MoveInfo], own: &Value, f: fn(&MoveInfo) -> &Value, max| {
+            let values = list.iter().map(f);
+            let pick = if max { values.max() } else { values.min() };
+            pick.unwrap_or(own).clone()
         };
-        let bid = (signed(x_w) - signed(x_b)) / BigInt::from(2);
-        let zugzwang = x_w.cmp(x_b) == Ordering::Less;
+        let bid_on = |x_w: &Value, x_b: &Value| {
+            let signed = |v: &Value| {
+                BigRational::new(
+                    BigInt::from(v.numer().clone()),
+                    BigInt::from(v.denom().clone()),
+                )
+            };
+            (signed(x_w) - signed(x_b)) / BigInt::from(2)
+        };
+        let x_w = best(&white, &own.value, MoveInfo::lower, true);
+        let x_b = best(&black, &own.value, MoveInfo::lower, false);
+        let bid = bid_on(&x_w, &x_b);
+        let zugzwang = x_w.cmp(&x_b) == Ordering::Less;
+        let split = own.beta.is_some() || white.iter().chain(&black).any(|m| m.beta.is_some());
+        let bid_beta = split.then(|| {
+            bid_on(
+                &best(&white, own.upper(), MoveInfo::upper, true),
+                &best(&black, own.upper(), MoveInfo::upper, false),
+            )
+        });
         let class = class_as_queried(pos, mirrored);
         Ok(Probe {
             board,
@@ -404,9 +473,11 @@ impl Tablebase {
             fen: fen::write(board, pos, mirrored),
             certified: self.certified(board, used.into_iter()),
             value: own.value,
+            beta: own.beta,
             white,
             black,
             bid,
+            bid_beta,
             zugzwang,
             level_white: own.level_white,
             level_black: own.level_black,

@@ -21,7 +21,8 @@ pub struct Summary {
     /// Whether the guesses were proved to be a Richman function.
     pub converged: bool,
     /// Whether every value is proved exact: the guesses are a Richman function and both
-    /// closures cover every position they must (α = s = β).
+    /// closures cover every position they must (α = s = β); where β had to be solved
+    /// apart (`alpha_below_beta` > 0), α and β are each proved by their own certificate.
     pub certified: bool,
     /// Iterations computed (the run stops at the first Richman test that passes).
     pub iterations_run: u32,
@@ -116,6 +117,7 @@ pub fn alpha_below_beta_lines(sol: &Solution) -> String {
 /// and are never written as tables.
 pub fn table_contents(sol: &Solution) -> Option<Vec<crate::table::Contents<'_>>> {
     let cert = sol.certificate.as_ref()?;
+    let black_levels = sol.black_levels()?;
     let classes = sol.index.classes();
     let contents = classes
         .iter()
@@ -131,11 +133,23 @@ pub fn table_contents(sol: &Solution) -> Option<Vec<crate::table::Contents<'_>>>
                 stable_at: rep.stable_at,
                 converged: sol.converged(),
                 certified_alpha: cert.alpha_failures.is_empty(),
-                certified_beta: cert.beta_failures.is_empty(),
+                certified_beta: match &sol.beta {
+                    // β apart: its own equations must hold too (`converged` is α's).
+                    Some(upper) => {
+                        crate::solve::proves(&upper.certificate, crate::solve::Bound::Beta)
+                    }
+                    None => cert.beta_failures.is_empty(),
+                },
                 keys: (0..class.len()).map(|i| class.key(i) as u32).collect(),
                 values: range.clone().map(|i| sol.guesses.value(i)).collect(),
+                // Version 2 only for classes with α < β somewhere; the others keep
+                // version 1 (their α is their β).
+                values_beta: range
+                    .clone()
+                    .any(|i| sol.beta_value(i) != sol.guesses.value(i))
+                    .then(|| range.clone().map(|i| sol.beta_value(i)).collect()),
                 levels_white: cert.white_levels[range.clone()].to_vec(),
-                levels_black: cert.black_levels[range].to_vec(),
+                levels_black: black_levels[range].to_vec(),
             }
         })
         .collect();

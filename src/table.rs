@@ -36,8 +36,13 @@ use crate::rational::{cmp_shadowed, shadow};
 
 /// The first eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"BIDTB\r\n\x1a";
-/// The format version this build writes and reads.
+/// The format version of a table whose every position has α = β (one value each): what
+/// this build writes whenever it can, so that such tables stay byte-identical to earlier
+/// builds'.
 pub const VERSION: u32 = 1;
+/// The format version of a table that also stores β, for boards where α < β somewhere
+/// (a `ranks_beta` section after `levels_black`). This build reads both versions.
+pub const VERSION_ALPHA_BETA: u32 = 2;
 /// The file name extension of table files.
 pub const EXTENSION: &str = "bidtb";
 /// Size of the header in bytes.
@@ -50,6 +55,8 @@ const NO_ITERATION: u32 = u32::MAX;
 const FLAG_CONVERGED: u8 = 1;
 const FLAG_CERTIFIED_ALPHA: u8 = 2;
 const FLAG_CERTIFIED_BETA: u8 = 4;
+/// Set exactly in version 2: the file has a `ranks_beta` section.
+const FLAG_BETA_SECTION: u8 = 8;
 /// Offset of the header checksum, which covers every header byte before it.
 const HEADER_CRC_AT: usize = 124;
 
@@ -84,7 +91,8 @@ struct Header {
     dictionary_bytes_offset: U64,
     file_len: U64,
     body_crc: U32,
-    reserved: [u8; 8],
+    /// Version 2: the offset of `ranks_beta`; version 1: reserved, zero.
+    ranks_beta_offset: U64,
     header_crc: U32,
 }
 
@@ -93,6 +101,8 @@ const _: () = assert!(size_of::<Header>() == HEADER_LEN);
 /// What a table says about itself (its header, decoded and checked).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableInfo {
+    /// The format version: 1 (one value per position, α = β) or 2 (α and β stored apart).
+    pub version: u32,
     /// The board.
     pub board: Board,
     /// The material class.
@@ -121,9 +131,15 @@ pub struct TableInfo {
 }
 
 impl TableInfo {
-    /// Whether every value of the table is proved exact (α = s = β).
+    /// Whether every stored value is proved exact: α = s = β in version 1; in version 2
+    /// the stored α is the limit α and the stored β the limit β.
     pub fn certified(&self) -> bool {
         self.converged && self.certified_alpha && self.certified_beta
+    }
+
+    /// Whether the file stores β apart from α (version 2).
+    pub fn has_beta(&self) -> bool {
+        self.version == VERSION_ALPHA_BETA
     }
 }
 
@@ -134,14 +150,17 @@ struct Layout {
     ranks: Range<usize>,
     levels_white: Range<usize>,
     levels_black: Range<usize>,
+    /// Version 2 only: each position's β rank (version 1: α's ranks serve as β's).
+    ranks_beta: Option<Range<usize>>,
     dictionary_index: Range<usize>,
     /// Start of the dictionary bytes (they run to the end of the file).
     dictionary_bytes: usize,
 }
 
 impl Layout {
-    /// The layout for `positions` positions and `dictionary` values, or None on overflow.
-    fn new(positions: usize, dictionary: usize) -> Option<Layout> {
+    /// The layout for `positions` positions and `dictionary` values, with a `ranks_beta`
+    /// section if `beta`, or None on overflow.
+    fn new(positions: usize, dictionary: usize, beta: bool) -> Option<Layout> {
         let array = positions.checked_mul(4)?;
         let index = dictionary.checked_add(1)?.checked_mul(8)?;
         let mut at = HEADER_LEN;
@@ -154,6 +173,7 @@ impl Layout {
         let ranks = next(array)?;
         let levels_white = next(array)?;
         let levels_black = next(array)?;
+        let ranks_beta = if beta { Some(next(array)?) } else { None };
         let dictionary_index = next(index)?;
         Some(Layout {
             dictionary_bytes: dictionary_index.end,
@@ -161,6 +181,7 @@ impl Layout {
             ranks,
             levels_white,
             levels_black,
+            ranks_beta,
             dictionary_index,
         })
     }
@@ -182,17 +203,20 @@ pub struct Contents<'a> {
     pub stable_at: Option<u32>,
     /// Whether the values were proved to form a Richman function.
     pub converged: bool,
-    /// Whether α = s was proved for the whole board.
+    /// Whether α = s was proved for the whole board (with `values_beta`: α = `values`).
     pub certified_alpha: bool,
-    /// Whether β = s was proved for the whole board.
+    /// Whether β = s was proved for the whole board (with `values_beta`: β = `values_beta`).
     pub certified_beta: bool,
     /// The canonical raw key of each position, increasing.
     pub keys: Vec<u32>,
-    /// The value of each position.
+    /// The value of each position: α (which is also β unless `values_beta` is given).
     pub values: Vec<&'a Value>,
-    /// The T level of each position ([`UNREACHED`] outside T).
+    /// β of each position, on boards where it differs from α somewhere: the file is then
+    /// written in version 2. None: version 1, whose values are α = β.
+    pub values_beta: Option<Vec<&'a Value>>,
+    /// The T level of each position ([`UNREACHED`] outside T), T computed from α.
     pub levels_white: Vec<u32>,
-    /// The T′ level of each position.
+    /// The T′ level of each position, T′ computed from β.
     pub levels_black: Vec<u32>,
 }
 
@@ -210,11 +234,16 @@ pub fn encode(c: &Contents<'_>) -> Vec<u8> {
         c.values.len() == p && c.levels_white.len() == p && c.levels_black.len() == p,
         "one value and two levels per position"
     );
-    // The dictionary: distinct values (found by numerator and denominator, which are in
-    // lowest terms), sorted; each position stores its value's rank.
+    assert!(
+        c.values_beta.as_ref().is_none_or(|b| b.len() == p),
+        "one beta per position"
+    );
+    let betas = c.values_beta.as_deref().unwrap_or_default();
+    // The dictionary: distinct values of α and β (found by numerator and denominator, which
+    // are in lowest terms), sorted; each position stores its values' ranks.
     let mut distinct: HashMap<(&BigUint, &BigUint), u32> = HashMap::new();
     let mut dictionary: Vec<&Value> = Vec::new();
-    for v in &c.values {
+    for v in c.values.iter().chain(betas) {
         distinct.entry((v.numer(), v.denom())).or_insert_with(|| {
             dictionary.push(v);
             0
@@ -229,7 +258,8 @@ pub fn encode(c: &Contents<'_>) -> Vec<u8> {
     for (rank, v) in dictionary.iter().enumerate() {
         distinct.insert((v.numer(), v.denom()), rank as u32);
     }
-    let layout = Layout::new(p, dictionary.len()).expect("a table fits in memory");
+    let layout =
+        Layout::new(p, dictionary.len(), c.values_beta.is_some()).expect("a table fits in memory");
 
     let mut bytes = vec![0u8; layout.dictionary_bytes];
     let mut put = |range: &Range<usize>, items: &mut dyn Iterator<Item = u32>| {
@@ -244,6 +274,12 @@ pub fn encode(c: &Contents<'_>) -> Vec<u8> {
     );
     put(&layout.levels_white, &mut c.levels_white.iter().copied());
     put(&layout.levels_black, &mut c.levels_black.iter().copied());
+    if let Some(range) = &layout.ranks_beta {
+        put(
+            range,
+            &mut betas.iter().map(|v| distinct[&(v.numer(), v.denom())]),
+        );
+    }
     let mut entries = Vec::new();
     let mut offsets = Vec::with_capacity(dictionary.len() + 1);
     for v in &dictionary {
@@ -270,7 +306,8 @@ pub fn encode(c: &Contents<'_>) -> Vec<u8> {
     let flag = |on: bool, bit: u8| if on { bit } else { 0 };
     let flags = flag(c.converged, FLAG_CONVERGED)
         | flag(c.certified_alpha, FLAG_CERTIFIED_ALPHA)
-        | flag(c.certified_beta, FLAG_CERTIFIED_BETA);
+        | flag(c.certified_beta, FLAG_CERTIFIED_BETA)
+        | flag(c.values_beta.is_some(), FLAG_BETA_SECTION);
     let class = Material::ALL
         .iter()
         .position(|&m| m == c.material)
@@ -278,7 +315,11 @@ pub fn encode(c: &Contents<'_>) -> Vec<u8> {
     let offset = |x: usize| U64::new(x as u64);
     let mut header = Header {
         magic: MAGIC,
-        version: U32::new(VERSION),
+        version: U32::new(if c.values_beta.is_some() {
+            VERSION_ALPHA_BETA
+        } else {
+            VERSION
+        }),
         header_len: U32::new(HEADER_LEN as u32),
         files: c.board.files(),
         ranks: c.board.ranks(),
@@ -299,7 +340,7 @@ pub fn encode(c: &Contents<'_>) -> Vec<u8> {
         dictionary_bytes_offset: offset(layout.dictionary_bytes),
         file_len: offset(bytes.len()),
         body_crc: U32::new(crc32fast::hash(&bytes[HEADER_LEN..])),
-        reserved: [0; 8],
+        ranks_beta_offset: offset(layout.ranks_beta.as_ref().map_or(0, |r| r.start)),
         header_crc: U32::new(0),
     };
     header.header_crc = U32::new(crc32fast::hash(&header.as_bytes()[..HEADER_CRC_AT]));
@@ -406,9 +447,40 @@ impl Table {
         self.words(&self.layout.levels_black)[i].get()
     }
 
-    /// The exact value of position `i`.
+    /// The rank of position `i`'s β in the dictionary: in version 1, its α rank.
+    pub fn rank_beta(&self, i: usize) -> u32 {
+        match &self.layout.ranks_beta {
+            Some(range) => self.words(range)[i].get(),
+            None => self.rank(i),
+        }
+    }
+
+    /// The exact value of position `i`: α, which is the value where α = β (always, in a
+    /// version 1 file).
     pub fn value(&self, i: usize) -> Result<Value, Error> {
         self.dictionary_value(self.rank(i) as usize)
+    }
+
+    /// The exact β of position `i`, if it differs from α (only in version 2 files).
+    pub fn beta_if_above(&self, i: usize) -> Result<Option<Value>, Error> {
+        let (a, b) = (self.rank(i), self.rank_beta(i));
+        if a == b {
+            return Ok(None);
+        }
+        self.dictionary_value(b as usize).map(Some)
+    }
+
+    /// Positions whose β lies above their α (0 in a version 1 file).
+    pub fn alpha_below_beta(&self) -> usize {
+        match &self.layout.ranks_beta {
+            Some(range) => self
+                .words(range)
+                .iter()
+                .zip(self.words(&self.layout.ranks))
+                .filter(|(b, a)| b.get() != a.get())
+                .count(),
+            None => 0,
+        }
     }
 
     /// Dictionary entry `k` (the k-th smallest distinct value), in lowest terms.
@@ -465,10 +537,17 @@ fn validate(bytes: &[u8]) -> Result<(TableInfo, Layout), String> {
         return Err("corrupted: the header checksum does not match".into());
     }
     let version = header.version.get();
-    if version != VERSION {
+    if version != VERSION && version != VERSION_ALPHA_BETA {
         return Err(format!(
-            "format version {version}, but this bidtb reads version {VERSION} \
-             (regenerate the tables with this bidtb)"
+            "format version {version}, but this bidtb reads versions {VERSION} and \
+             {VERSION_ALPHA_BETA} (regenerate the tables with this bidtb)"
+        ));
+    }
+    let beta = version == VERSION_ALPHA_BETA;
+    if (header.flags & FLAG_BETA_SECTION != 0) != beta || header.flags >> 4 != 0 {
+        return Err(format!(
+            "flags {:#04x} do not fit version {version}",
+            header.flags
         ));
     }
     if header.header_len.get() as usize != HEADER_LEN {
@@ -492,7 +571,7 @@ fn validate(bytes: &[u8]) -> Result<(TableInfo, Layout), String> {
         return Err(format!("impossible position count {positions}"));
     }
     let positions = positions as usize;
-    let layout = Layout::new(positions, dictionary_len)
+    let layout = Layout::new(positions, dictionary_len, beta)
         .filter(|l| l.dictionary_bytes <= bytes.len())
         .ok_or("the sections do not fit in the file")?;
     let stated = [
@@ -502,6 +581,7 @@ fn validate(bytes: &[u8]) -> Result<(TableInfo, Layout), String> {
         header.levels_black_offset.get(),
         header.dictionary_index_offset.get(),
         header.dictionary_bytes_offset.get(),
+        header.ranks_beta_offset.get(),
     ];
     let expected = [
         layout.keys.start,
@@ -510,6 +590,7 @@ fn validate(bytes: &[u8]) -> Result<(TableInfo, Layout), String> {
         layout.levels_black.start,
         layout.dictionary_index.start,
         layout.dictionary_bytes,
+        layout.ranks_beta.as_ref().map_or(0, |r| r.start),
     ];
     if stated.iter().zip(expected).any(|(&s, e)| s != e as u64) {
         return Err("section offsets do not match the counts".into());
@@ -524,11 +605,19 @@ fn validate(bytes: &[u8]) -> Result<(TableInfo, Layout), String> {
     {
         return Err("position keys are not increasing keys of the board".into());
     }
-    if words(&layout.ranks)
-        .iter()
-        .any(|r| r.get() as usize >= dictionary_len)
-    {
+    let ranks = words(&layout.ranks);
+    if ranks.iter().any(|r| r.get() as usize >= dictionary_len) {
         return Err("a value rank lies outside the dictionary".into());
+    }
+    if let Some(range) = &layout.ranks_beta {
+        // Ranks compare like values, so α ≤ β is a comparison of ranks.
+        if words(range)
+            .iter()
+            .zip(ranks)
+            .any(|(b, a)| b.get() as usize >= dictionary_len || b.get() < a.get())
+        {
+            return Err("a beta rank lies outside the dictionary or below its alpha".into());
+        }
     }
     let index = <[U64]>::ref_from_bytes(&bytes[layout.dictionary_index.clone()]).expect("sized");
     let entries_len = (bytes.len() - layout.dictionary_bytes) as u64;
@@ -544,6 +633,7 @@ fn validate(bytes: &[u8]) -> Result<(TableInfo, Layout), String> {
     let flags = header.flags;
     let first = header.first_richman_iteration.get();
     let info = TableInfo {
+        version,
         board,
         material,
         positions,
@@ -569,6 +659,10 @@ mod tests {
     }
 
     fn sample(values: &[Value]) -> Vec<u8> {
+        sample_with_beta(values, None)
+    }
+
+    fn sample_with_beta(values: &[Value], betas: Option<&[Value]>) -> Vec<u8> {
         let p = values.len();
         encode(&Contents {
             board: Board::new(3, 3).unwrap(),
@@ -581,6 +675,7 @@ mod tests {
             certified_beta: true,
             keys: (0..p as u32).map(|k| 3 * k + 1).collect(),
             values: values.iter().collect(),
+            values_beta: betas.map(|b| b.iter().collect()),
             levels_white: (0..p as u32).collect(),
             levels_black: vec![UNREACHED; p],
         })
@@ -641,14 +736,79 @@ mod tests {
         }
     }
 
-    #[test]
-    fn another_version_is_refused_by_name() {
-        let mut bytes = sample(&[v(1, 2)]);
-        bytes[8] = 2;
+    /// Rewrite header byte `at` and fix the header checksum, as a forger would.
+    fn forged(mut bytes: Vec<u8>, at: usize, byte: u8) -> Vec<u8> {
+        bytes[at] = byte;
         let crc = crc32fast::hash(&bytes[..HEADER_CRC_AT]);
         bytes[HEADER_CRC_AT..HEADER_LEN].copy_from_slice(&crc.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn another_version_is_refused_by_name() {
+        let err = open_bytes(&forged(sample(&[v(1, 2)]), 8, 3))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("format version 3"), "{err}");
+        // A version 1 file relabelled 2 lacks the beta section and its flag.
+        let err = open_bytes(&forged(sample(&[v(1, 2)]), 8, 2))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("do not fit version 2"), "{err}");
+    }
+
+    #[test]
+    fn version_2_keeps_alpha_and_beta() {
+        let alphas = [v(1, 2), v(0, 1), v(1, 3), v(1, 1)];
+        let betas = [v(1, 2), v(2, 3), v(1, 1), v(1, 1)];
+        let bytes = sample_with_beta(&alphas, Some(&betas));
+        let t = open_bytes(&bytes).unwrap();
+        assert_eq!(t.info().version, VERSION_ALPHA_BETA);
+        assert!(t.info().has_beta());
+        // The dictionary is the union: 0, 1/3, 1/2, 2/3, 1.
+        assert_eq!(t.info().dictionary_len, 5);
+        assert_eq!(t.alpha_below_beta(), 2);
+        for i in 0..4 {
+            assert_eq!(t.value(i).unwrap(), alphas[i]);
+            let beta = t.beta_if_above(i).unwrap();
+            assert_eq!(beta.as_ref().unwrap_or(&alphas[i]), &betas[i]);
+            assert_eq!(beta.is_some(), alphas[i] != betas[i]);
+        }
+        // The β ranks follow the T′ levels; the dictionary index follows them.
+        let at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+        assert_eq!(at(116), (HEADER_LEN + 16 * 4) as u64);
+        assert_eq!(at(88), (HEADER_LEN + 20 * 4) as u64);
+        assert_eq!(bytes[19], FLAG_CONVERGED | 2 | 4 | FLAG_BETA_SECTION);
+    }
+
+    #[test]
+    fn version_1_is_written_without_beta_and_reads_beta_as_alpha() {
+        let alphas = [v(1, 2), v(0, 1)];
+        let bytes = sample(&alphas);
+        assert_eq!(bytes[8], 1);
+        assert_eq!(&bytes[116..124], &[0; 8], "the reserved bytes of version 1");
+        let t = open_bytes(&bytes).unwrap();
+        assert!(!t.info().has_beta());
+        assert_eq!(t.alpha_below_beta(), 0);
+        assert_eq!(t.rank_beta(1), t.rank(1));
+        assert_eq!(t.beta_if_above(0).unwrap(), None);
+    }
+
+    #[test]
+    fn version_2_refuses_beta_below_alpha_and_every_flip() {
+        let bytes = sample_with_beta(&[v(1, 2), v(1, 3)], Some(&[v(1, 3), v(1, 3)]));
         let err = open_bytes(&bytes).unwrap_err().to_string();
-        assert!(err.contains("format version 2"), "{err}");
+        assert!(err.contains("below its alpha"), "{err}");
+        let bytes = sample_with_beta(&[v(1, 2), v(1, 3)], Some(&[v(3, 4), v(1, 3)]));
+        assert!(open_bytes(&bytes).is_ok());
+        for at in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[at] ^= 0x10;
+            assert!(open_bytes(&b).is_err(), "flip at {at} went unnoticed");
+        }
+        for len in 0..bytes.len() {
+            assert!(open_bytes(&bytes[..len]).is_err());
+        }
     }
 
     #[test]

@@ -5,6 +5,10 @@
 //! files list exactly the indexed positions, that each dictionary is strictly increasing and
 //! in lowest terms, re-checks every Richman equation exactly, recomputes both closures T and
 //! T′ from the stored values and compares every stored level with them.
+//!
+//! Where a board's tables store β apart from α (format version 2), each bound is checked
+//! on its own: α's equations and T (every α > 0 in T proves α is the least Richman
+//! function), β's equations and T′ (every β < 1 in T′ proves β is the greatest).
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -26,7 +30,7 @@ pub struct ClassCheck {
     pub positions: usize,
     /// Distinct values in the dictionary.
     pub distinct_values: usize,
-    /// Positions whose Richman equation fails.
+    /// Richman equations that fail (in version 2, α's and β's are counted apart).
     pub violations: usize,
     /// Positions with value > 0 outside the recomputed T.
     pub alpha_failures: usize,
@@ -34,6 +38,8 @@ pub struct ClassCheck {
     pub beta_failures: usize,
     /// Positions whose stored T or T′ level differs from the recomputed one.
     pub level_mismatches: usize,
+    /// Positions whose stored β lies above their α (version 2 files; 0 otherwise).
+    pub alpha_below_beta: usize,
 }
 
 /// What verification found on one board.
@@ -47,6 +53,12 @@ pub struct BoardCheck {
     pub classes: std::collections::BTreeMap<String, ClassCheck>,
     /// Problems with the files themselves (wrong positions, bad dictionary, flags), if any.
     pub problems: Vec<String>,
+}
+
+/// Exact values with fixed-point images wide enough for the certificate's comparisons.
+fn guesses_of(values: Vec<Value>) -> Guesses {
+    let bits = values.iter().map(|v| v.denom().bits()).max().unwrap_or(1) as usize;
+    Guesses::from_values(values, (2 * bits / 64 + 2).clamp(2, 8))
 }
 
 /// Verify every class of `board` in `tables`. Errors are for files that cannot be read at
@@ -64,6 +76,7 @@ pub fn verify_board(tables: &Tablebase, board: Board) -> Result<BoardCheck, Erro
         problems: Vec::new(),
     };
     let mut values: Vec<Value> = Vec::with_capacity(index.len());
+    let mut betas: Vec<Value> = Vec::with_capacity(index.len());
     let first = files[0].info().first_richman_iteration;
     for (class, table) in index.classes().iter().zip(&files) {
         let name = class.material().to_string();
@@ -101,11 +114,13 @@ pub fn verify_board(tables: &Tablebase, board: Board) -> Result<BoardCheck, Erro
             problem("a dictionary value is not in lowest terms".into());
         }
         values.extend((0..class.len()).map(|i| dictionary[table.rank(i) as usize].clone()));
+        betas.extend((0..class.len()).map(|i| dictionary[table.rank_beta(i) as usize].clone()));
         check.classes.insert(
             name,
             ClassCheck {
                 positions: class.len(),
                 distinct_values: dictionary.len(),
+                alpha_below_beta: table.alpha_below_beta(),
                 ..ClassCheck::default()
             },
         );
@@ -113,10 +128,12 @@ pub fn verify_board(tables: &Tablebase, board: Board) -> Result<BoardCheck, Erro
     if values.len() != index.len() {
         return Ok(check);
     }
-    let bits = values.iter().map(|v| v.denom().bits()).max().unwrap_or(1) as usize;
-    let guesses = Guesses::from_values(values, (2 * bits / 64 + 2).clamp(2, 8));
+    let split = values != betas;
     let graph = Graph::new(&index);
-    let cert = certificate::certify(&guesses, &graph);
+    let cert = certificate::certify(&guesses_of(values), &graph);
+    // β apart where it differs from α: its own equations and its own T′.
+    let beta_cert = split.then(|| certificate::certify(&guesses_of(betas), &graph));
+    let beta = beta_cert.as_ref().unwrap_or(&cert);
     for (c, (class, table)) in index.classes().iter().zip(&files).enumerate() {
         let range = index.class_range(c);
         let entry = check
@@ -128,14 +145,15 @@ pub fn verify_board(tables: &Tablebase, board: Board) -> Result<BoardCheck, Erro
                 .filter(|&&p| range.contains(&(p as usize)))
                 .count()
         };
-        entry.violations = within(&cert.violations);
+        entry.violations =
+            within(&cert.violations) + beta_cert.as_ref().map_or(0, |b| within(&b.violations));
         entry.alpha_failures = within(&cert.alpha_failures);
-        entry.beta_failures = within(&cert.beta_failures);
+        entry.beta_failures = within(&beta.beta_failures);
         entry.level_mismatches = (0..class.len())
             .filter(|&i| {
                 let g = range.start + i;
                 table.level_white(i) != cert.white_levels[g]
-                    || table.level_black(i) != cert.black_levels[g]
+                    || table.level_black(i) != beta.black_levels[g]
             })
             .count();
     }

@@ -62,7 +62,7 @@ fn solve_board(board: crate::Board, max_seconds: f64) -> Result<Result<Row, Stri
         run
     });
     match run {
-        Ok(Run::Finished(sol)) if sol.certified() || !sol.alpha_below_beta.is_empty() => {
+        Ok(Run::Finished(sol)) if sol.certified() => {
             let seconds = started.elapsed().as_secs_f64();
             Ok(Ok(atlas::row(&sol, seconds, atlas::peak_mib())))
         }

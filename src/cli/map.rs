@@ -34,6 +34,12 @@ fn human(map: &ValueMap) -> String {
         out += &format!("   {}  ", (b'a' + f) as char);
     }
     out.push('\n');
+    let split = map.betas.iter().filter(|b| b.is_some()).count();
+    if split > 0 {
+        out += &format!(
+            "\nalpha < beta on {split} squares: the grid shows alpha (`--json` has beta_rows)\n"
+        );
+    }
     out
 }
 

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use crate::error::Error;
 use crate::fen;
+use crate::guess::Value;
 use crate::position::Material;
 use crate::probe::{self, MoveInfo, Probe, Tablebase};
 use crate::table;
@@ -42,17 +43,24 @@ fn level(l: Option<u32>) -> String {
     l.map_or("unreached".into(), |l| l.to_string())
 }
 
-fn move_lines(moves: &[MoveInfo], best: &crate::guess::Value, closure: &str) -> String {
+/// One line per move; `*` marks the moves whose `key` (α for White, β for Black) equals
+/// the best move's.
+fn move_lines(moves: &[MoveInfo], key: fn(&MoveInfo) -> &Value, closure: &str) -> String {
     let mut out = String::new();
+    let best = moves.first().map(key);
     for m in moves {
-        let mark = if &m.value == best { "*" } else { " " };
+        let mark = if Some(key(m)) == best { "*" } else { " " };
         out += &format!(
-            "  {mark} {:<7} {:<24} {:<18} {closure} level {}\n",
+            "  {mark} {:<7} {:<24} {:<18} {closure} level {}",
             m.uci,
             probe::fraction(&m.value),
             probe::decimal(&m.value, 12),
             level(m.level)
         );
+        if let Some(beta) = &m.beta {
+            out += &format!("  beta {}", probe::fraction(beta));
+        }
+        out.push('\n');
     }
     out
 }
@@ -65,9 +73,21 @@ fn human(p: &Probe, placement: &str) -> String {
         probe::fraction(&p.value),
         probe::decimal(&p.value, 20)
     );
+    if let Some(beta) = &p.beta {
+        out += &format!(
+            "beta       {} = {}\n           (alpha < beta: the value above is alpha, where \
+             play that never ends counts for Black; beta counts it for White)\n",
+            probe::fraction(beta),
+            probe::decimal(beta, 20)
+        );
+    }
     let best = |m: Option<&MoveInfo>| {
         m.map_or("no move (keeps the position)".into(), |m| {
-            format!("{} -> {}", m.uci, probe::fraction(&m.value))
+            let beta = m
+                .beta
+                .as_ref()
+                .map_or(String::new(), |b| format!(" (beta {})", probe::fraction(b)));
+            format!("{} -> {}{beta}", m.uci, probe::fraction(&m.value))
         })
     };
     out += &format!("White best {}\n", best(p.best_white()));
@@ -76,6 +96,9 @@ fn human(p: &Probe, placement: &str) -> String {
         "bid        {} of the money (each player bids this)\n",
         probe::signed_fraction(&p.bid)
     );
+    if let Some(bid) = &p.bid_beta {
+        out += &format!("bid beta   {}\n", probe::signed_fraction(bid));
+    }
     out += &format!(
         "zugzwang   {}\n",
         if p.zugzwang {
@@ -92,13 +115,13 @@ fn human(p: &Probe, placement: &str) -> String {
     if !p.certified {
         out += "WARNING    a table used is not certified: values are not proved exact\n";
     }
-    if let Some(b) = p.best_white() {
+    if !p.white.is_empty() {
         out += "\nWhite's moves (best first; * = greedy):\n";
-        out += &move_lines(&p.white, &b.value, "T");
+        out += &move_lines(&p.white, MoveInfo::lower, "T");
     }
-    if let Some(b) = p.best_black() {
+    if !p.black.is_empty() {
         out += "\nBlack's moves (best first; * = greedy):\n";
-        out += &move_lines(&p.black, &b.value, "T'");
+        out += &move_lines(&p.black, MoveInfo::upper, "T'");
     }
     out
 }

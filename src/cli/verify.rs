@@ -28,6 +28,13 @@ fn human(check: &BoardCheck) -> String {
             c.beta_failures,
             c.level_mismatches
         );
+        if c.alpha_below_beta > 0 {
+            out += &format!(
+                "        alpha < beta at {} positions (version 2: each bound checked with its \
+                 own closure)\n",
+                c.alpha_below_beta
+            );
+        }
     }
     out
 }

@@ -8,7 +8,9 @@ use std::time::Instant;
 
 use num_traits::Zero;
 
-use super::{Control, Method, Observer, Options, Run, Solution, Timings, class_reports, timed};
+use super::{
+    Control, Method, Observer, Options, Run, Solution, Timings, UpperBound, class_reports, timed,
+};
 use crate::error::Error;
 use crate::graph::Graph;
 use crate::index::Index;
@@ -101,6 +103,7 @@ pub(super) fn run(
     // α's certificate proves β too unless some x < 1 lies outside T′: then β is solved
     // apart, and the positions where it differs are reported.
     let mut alpha_below_beta = Vec::new();
+    let mut upper = None;
     if !solve::proves(&alpha.certificate, Bound::Beta) {
         let beta = match solve_bound(&graph, Bound::Beta, obs, control) {
             Ok(c) => c,
@@ -113,10 +116,17 @@ pub(super) fn run(
             .filter(|&p| alpha.value(p) != beta.value(p))
             .map(|p| (p as u32, beta.value(p).clone()))
             .collect();
+        upper = Some(UpperBound {
+            guesses: beta.guesses,
+            certificate: beta.certificate,
+        });
     }
     timings.solve = started.elapsed().as_secs_f64();
     obs.stage_done("solve", timings.solve);
     let mut reports = class_reports(&index, &alpha.guesses, Some(&alpha.certificate), None, None);
+    let beta_reports = upper
+        .as_ref()
+        .map(|u| class_reports(&index, &u.guesses, Some(&u.certificate), None, None));
     for (c, (_, report)) in reports.iter_mut().enumerate() {
         let range = index.class_range(c);
         report.alpha_below_beta = Some(
@@ -125,6 +135,11 @@ pub(super) fn run(
                 .filter(|(p, _)| range.contains(&(*p as usize)))
                 .count(),
         );
+        // β and its T′ come from β's own certificate where β was solved apart.
+        if let Some((_, beta)) = beta_reports.as_ref().map(|b| &b[c]) {
+            report.certified_beta = beta.certified_beta;
+            report.max_level_black = beta.max_level_black;
+        }
     }
     debug_assert!(alpha_below_beta.iter().all(|(_, b)| !b.is_zero()));
     Ok(Run::Finished(Box::new(Solution {
@@ -145,5 +160,6 @@ pub(super) fn run(
         kernel_stats: None,
         solve_stats: Some(stats),
         alpha_below_beta,
+        beta: upper,
     })))
 }

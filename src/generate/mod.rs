@@ -303,6 +303,18 @@ pub struct Solution {
     /// Positions whose α is below their β, with β (the solve method; empty when α = β
     /// everywhere, which the certificate then proves).
     pub alpha_below_beta: Vec<(u32, Value)>,
+    /// β solved apart, when the certificate of α (`guesses`, `certificate`) did not also
+    /// prove it (the solve method; None otherwise).
+    pub beta: Option<UpperBound>,
+}
+
+/// β where it had to be solved apart from α: its exact values and the certificate that
+/// proves them (its T′ levels are the ones stored with β).
+pub struct UpperBound {
+    /// β of every node.
+    pub guesses: Guesses,
+    /// The certificate of those values: its T′ covers every position with β < 1.
+    pub certificate: Certificate,
 }
 
 impl Solution {
@@ -312,11 +324,35 @@ impl Solution {
         self.certificate.is_some()
     }
 
-    /// Whether every value is proved exact (α = s = β everywhere).
+    /// Whether every value kept is proved exact: α = s = β everywhere by one certificate,
+    /// or (where β had to be solved apart) α by `certificate` and β by `beta`'s.
     pub fn certified(&self) -> bool {
-        self.certificate
+        use crate::solve::{Bound, proves};
+        let Some(cert) = &self.certificate else {
+            return false;
+        };
+        let beta = match &self.beta {
+            Some(upper) => proves(&upper.certificate, Bound::Beta),
+            None => proves(cert, Bound::Beta),
+        };
+        proves(cert, Bound::Alpha) && beta
+    }
+
+    /// β of node `p`: `guesses` unless β was solved apart.
+    pub fn beta_value(&self, p: usize) -> &Value {
+        self.beta
             .as_ref()
-            .is_some_and(Certificate::certified)
+            .map_or(&self.guesses, |b| &b.guesses)
+            .value(p)
+    }
+
+    /// T′ levels of every node: from the certificate of β.
+    pub fn black_levels(&self) -> Option<&[u32]> {
+        let cert = match &self.beta {
+            Some(upper) => &upper.certificate,
+            None => self.certificate.as_ref()?,
+        };
+        Some(&cert.black_levels)
     }
 
     /// The value (final guess) of a position with a white extra piece or bare kings.

@@ -190,5 +190,6 @@ pub(super) fn run(
         kernel_stats: Some(kernel_stats),
         solve_stats: None,
         alpha_below_beta: Vec::new(),
+        beta: None,
     })))
 }

@@ -1,0 +1,264 @@
+//! Tables that keep α and β apart (format version 2): what the solve method writes on a
+//! board where α < β somewhere, and how `query`, `verify`, `map` and the server read it.
+//!
+//! No three-piece board up to 12x12 has α < β, so these tests build version 2 files from a
+//! real board's tables: with β = α written out (a valid file that must verify and answer
+//! exactly like version 1), and with a β raised on one class (which every reader must
+//! report beside α, swap under the colour mirror, and which verify must refuse, since the
+//! raised β is no Richman function).
+
+mod common;
+
+use std::path::Path;
+
+use bidtb::certificate;
+use bidtb::generate::{Method, Options, Silent, Solution, UpperBound, solve};
+use bidtb::guess::Guesses;
+use bidtb::map::ValueMap;
+use bidtb::position::Material;
+use bidtb::probe::{Tablebase, fraction};
+use bidtb::{Value, report, table, verify};
+use num_traits::One;
+
+fn solve_board(spec: &str) -> Solution {
+    let mut options = Options::new(spec.parse().unwrap());
+    options.method = Method::Solve;
+    let sol = solve(&options, &Silent);
+    assert!(sol.certified() && sol.alpha_below_beta.is_empty(), "{spec}");
+    sol
+}
+
+/// Write every class of `sol`, with `beta` (per class, in [`Material::ALL`] order) as the
+/// version 2 β section where given.
+fn write_with_betas(sol: &Solution, root: &Path, beta: impl Fn(usize, usize) -> Option<Value>) {
+    let dir = root.join(sol.board.to_string());
+    std::fs::create_dir_all(&dir).unwrap();
+    let raised: Vec<Vec<Option<Value>>> = (0..Material::ALL.len())
+        .map(|c| {
+            sol.index
+                .class_range(c)
+                .map(|g| beta(c, g))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    for (c, mut contents) in report::table_contents(sol).unwrap().into_iter().enumerate() {
+        if raised[c].iter().any(Option::is_some) {
+            contents.values_beta = Some(
+                raised[c]
+                    .iter()
+                    .zip(&contents.values)
+                    .map(|(b, a)| b.as_ref().unwrap_or(a))
+                    .collect(),
+            );
+        }
+        table::write(&dir.join(table::file_name(contents.material)), &contents).unwrap();
+    }
+}
+
+fn open(root: &Path) -> Tablebase {
+    Tablebase::open(root).unwrap()
+}
+
+#[test]
+fn version_2_with_beta_equal_to_alpha_verifies_and_answers_like_version_1() {
+    let sol = solve_board("4x4");
+    let (v1, v2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_with_betas(&sol, v1.path(), |_, _| None);
+    write_with_betas(&sol, v2.path(), |_, g| Some(sol.guesses.value(g).clone()));
+    let (t1, t2) = (open(v1.path()), open(v2.path()));
+    for m in Material::ALL {
+        assert_eq!(t1.table(sol.board, m).unwrap().info().version, 1);
+        let info = t2.table(sol.board, m).unwrap().info();
+        assert_eq!(info.version, 2, "{m}");
+        assert_eq!(t2.table(sol.board, m).unwrap().alpha_below_beta(), 0);
+    }
+    let check = verify::verify_board(&t2, sol.board).unwrap();
+    assert!(check.ok, "{check:?}");
+    for g in (0..sol.index.len()).step_by(7) {
+        let pos = sol.index.position(g);
+        for mirrored in [false, true] {
+            if mirrored && pos.piece.is_none() {
+                continue;
+            }
+            let (a, b) = (
+                t1.probe(sol.board, &pos, mirrored).unwrap(),
+                t2.probe(sol.board, &pos, mirrored).unwrap(),
+            );
+            assert_eq!(a, b, "{}", pos.describe(sol.board));
+            assert_eq!(a.to_json(), b.to_json());
+            assert!(a.beta.is_none() && a.bid_beta.is_none());
+        }
+    }
+}
+
+/// KQvK's β raised to 1 wherever α < 1: a version 2 file whose β is no Richman function.
+#[test]
+fn a_raised_beta_is_reported_beside_alpha_swapped_by_the_mirror_and_refused_by_verify() {
+    let sol = solve_board("4x4");
+    let queen = 1; // KQvK in Material::ALL
+    let root = tempfile::tempdir().unwrap();
+    let raised =
+        |c: usize, g: usize| (c == queen && !sol.guesses.value(g).is_one()).then(Value::one);
+    write_with_betas(&sol, root.path(), raised);
+    let tb = open(root.path());
+    let board = sol.board;
+    let split = sol
+        .index
+        .class_range(queen)
+        .filter(|&g| !sol.guesses.value(g).is_one())
+        .count();
+    assert!(split > 10);
+    let kqvk = tb.table(board, Material::ALL[queen]).unwrap();
+    assert_eq!(kqvk.info().version, 2);
+    assert_eq!(kqvk.alpha_below_beta(), split);
+    // Only the class with α < β changes version.
+    assert_eq!(tb.table(board, Material::ALL[2]).unwrap().info().version, 1);
+
+    let mut seen = 0;
+    for g in sol.index.class_range(queen) {
+        let pos = sol.index.position(g);
+        let alpha = sol.guesses.value(g);
+        let direct = tb.probe(board, &pos, false).unwrap();
+        assert_eq!(&direct.value, alpha);
+        if alpha.is_one() {
+            assert_eq!(direct.beta, None);
+            continue;
+        }
+        seen += 1;
+        assert_eq!(direct.beta, Some(Value::one()));
+        assert_eq!(direct.to_json()["beta"], "1/1");
+        assert!(direct.bid_beta.is_some() && direct.to_json()["bid_beta"].is_string());
+        // The colour-flipped position (a black queen): α' = 1 − β, β' = 1 − α.
+        let black = tb.probe(board, &pos, true).unwrap();
+        assert_eq!(black.value, Value::from_integer(0u8.into()));
+        assert_eq!(black.beta, Some(Value::one() - alpha));
+        // Its Black moves are the table position's White moves, bounds swapped the same way;
+        // Black's moves are ordered by β.
+        let betas: Vec<Value> = black.black.iter().map(|m| m.upper().clone()).collect();
+        assert!(betas.windows(2).all(|w| w[0] <= w[1]), "{betas:?}");
+        for m in &black.black {
+            if let Some(b) = &m.beta {
+                assert!(&m.value < b);
+            }
+        }
+        // The value map of the black-queen position shows α, with β beside it.
+        if seen <= 3 {
+            let fen = bidtb::fen::write(board, &pos, true);
+            let map = ValueMap::of_fen(&tb, &fen).unwrap();
+            assert!(map.betas.iter().any(Option::is_some));
+            let json = map.to_json();
+            assert!(json["beta_rows"].is_array(), "{json}");
+            for s in board.squares() {
+                if let (Some(a), Some(b)) = (map.at(s), &map.betas[s.0 as usize]) {
+                    assert!(a < b);
+                    assert_eq!(fraction(a), "0/1");
+                }
+            }
+        }
+    }
+    assert_eq!(seen, split);
+    // A bare-kings position reads no β and says so in its JSON.
+    let kvk = tb.probe_fen("4/4/4/K2k").unwrap();
+    assert!(kvk.to_json().get("beta").is_none());
+
+    // Verify: α still proves itself; the raised β fails its equations, and the split count
+    // is reported.
+    let check = verify::verify_board(&tb, board).unwrap();
+    assert!(!check.ok);
+    let c = &check.classes["KQvK"];
+    assert_eq!(c.alpha_below_beta, split);
+    assert!(c.violations > 0, "{c:?}");
+    assert_eq!(c.alpha_failures, 0);
+    assert_eq!(check.classes["KRvK"].violations, 0);
+}
+
+#[test]
+fn query_and_map_on_the_command_line_print_beta() {
+    let sol = solve_board("4x4");
+    let root = tempfile::tempdir().unwrap();
+    write_with_betas(&sol, root.path(), |c, g| {
+        (c == 1 && !sol.guesses.value(g).is_one()).then(Value::one)
+    });
+    let tables = root.path().to_str().unwrap();
+    // A white queen whose α < 1: find one through the library, ask the binary.
+    let g = sol
+        .index
+        .class_range(1)
+        .find(|&g| !sol.guesses.value(g).is_one())
+        .unwrap();
+    let fen = bidtb::fen::write(sol.board, &sol.index.position(g), false);
+    let (code, stdout, stderr) = common::bidtb(&["query", "--tables", tables, &fen]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("beta       1/1"), "{stdout}");
+    assert!(stdout.contains("bid beta"), "{stdout}");
+    let (code, stdout, stderr) = common::bidtb(&["query", "--tables", tables, "--json", &fen]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["beta"], "1/1");
+    let (code, stdout, _) = common::bidtb(&["map", "--tables", tables, &fen]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("alpha < beta on"), "{stdout}");
+    let (code, stdout, _) = common::bidtb(&["verify", "--tables", tables]);
+    assert_eq!(code, 1);
+    assert!(stdout.contains("alpha < beta at"), "{stdout}");
+}
+
+/// A solution that carries β apart writes version 2 exactly for the classes where β
+/// differs, with T′ from β's certificate, and counts as certified only if β's certificate
+/// proves β.
+#[test]
+fn solutions_with_beta_apart_write_version_2_where_it_differs() {
+    let mut sol = solve_board("3x4");
+    let positions = sol.index.len();
+    let rook = sol.index.class_range(2);
+    let betas: Vec<Value> = (0..positions)
+        .map(|g| {
+            if rook.contains(&g) {
+                Value::one()
+            } else {
+                sol.guesses.value(g).clone()
+            }
+        })
+        .collect();
+    sol.alpha_below_beta = (0..positions)
+        .filter(|&g| betas[g] != *sol.guesses.value(g))
+        .map(|g| (g as u32, betas[g].clone()))
+        .collect();
+    assert!(!sol.alpha_below_beta.is_empty());
+    let guesses = Guesses::from_values(betas, 4);
+    let certificate = certificate::certify(&guesses, &sol.graph);
+    let black_levels = certificate.black_levels.clone();
+    sol.beta = Some(UpperBound {
+        guesses,
+        certificate,
+    });
+    // β = 1 on KRvK is no Richman function: its certificate fails, so the run is not
+    // certified.
+    assert!(!sol.certified());
+    let contents = report::table_contents(&sol).unwrap();
+    for (c, table) in contents.iter().enumerate() {
+        assert_eq!(table.values_beta.is_some(), c == 2, "{}", table.material);
+        let range = sol.index.class_range(c);
+        assert_eq!(table.levels_black, black_levels[range].to_vec());
+        assert!(!table.certified_beta);
+    }
+
+    // β solved apart but equal to α, with its own certificate: certified, version 1.
+    let mut honest = solve_board("3x4");
+    let values: Vec<Value> = (0..honest.index.len())
+        .map(|g| honest.guesses.value(g).clone())
+        .collect();
+    let guesses = Guesses::from_values(values, 4);
+    let certificate = certificate::certify(&guesses, &honest.graph);
+    honest.beta = Some(UpperBound {
+        guesses,
+        certificate,
+    });
+    assert!(honest.certified());
+    assert!(
+        report::table_contents(&honest)
+            .unwrap()
+            .iter()
+            .all(|t| t.values_beta.is_none() && t.certified_beta)
+    );
+}
