@@ -37,6 +37,7 @@ pub mod rules;
 pub mod server;
 pub mod settle;
 pub mod solve;
+pub mod solve_checkpoint;
 pub mod svg;
 pub mod table;
 pub mod verify;

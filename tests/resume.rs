@@ -229,3 +229,213 @@ fn ctrl_c_stops_cleanly_with_a_checkpoint() {
         "{names:?}"
     );
 }
+
+/// The solve method's result without what describes the process rather than the result.
+fn solve_result(dir: &Path, board: &str) -> Vec<(String, Vec<u8>)> {
+    result(dir, board)
+        .into_iter()
+        .map(|(name, bytes)| {
+            if name != "summary.json" {
+                return (name, bytes);
+            }
+            let mut json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            json.as_object_mut().unwrap().remove("solve");
+            (name, json.to_string().into_bytes())
+        })
+        .collect()
+}
+
+/// Start `bidtb generate --method solve` on `board` into `d` with `extra` arguments, send
+/// `signal` after `after`; its exit code and stderr.
+fn signalled_solve(
+    board: &str,
+    d: &str,
+    extra: &[&str],
+    signal: &str,
+    after: Duration,
+) -> (i32, String) {
+    let mut args = vec![
+        "generate", "--board", board, "--method", "solve", "--out", d,
+    ];
+    args.extend_from_slice(extra);
+    let child = Command::new(env!("CARGO_BIN_EXE_bidtb"))
+        .args(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    let _ = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn stopped_and_killed_solve_runs_resume_to_the_uninterrupted_result() {
+    let plain = tempfile::tempdir().unwrap();
+    let p = plain.path().to_str().unwrap();
+    let solve = ["generate", "--board", "9x9", "--method", "solve", "-q"];
+    let started = std::time::Instant::now();
+    let (code, _, stderr) = bidtb(&[&solve[..], &["--out", p]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    // Signals land anywhere in a run of this length (on this machine, now).
+    let whole = started.elapsed().as_millis() as u64;
+
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let ckpt = dir.path().join("9x9/solve.ckpt");
+    let mut seed = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    eprintln!("signal schedule seed {seed}");
+    // Ctrl-C until two runs were stopped with their state saved, one of them after resuming
+    // from a saved state.
+    let (mut saved, mut saved_after_resuming) = (0, 0);
+    for _ in 0..40 {
+        if saved >= 2 && saved_after_resuming >= 1 {
+            break;
+        }
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        // A resumed run is shorter (no floating point, no first strategies).
+        let span = if ckpt.exists() {
+            whole / 3
+        } else {
+            whole * 3 / 4
+        };
+        let after = Duration::from_millis(whole / 10 + (seed >> 33) % (span + 1));
+        let (code, stderr) = signalled_solve("9x9", d, &["--resume"], "-INT", after);
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        match code {
+            130 if stderr.contains("state is saved") => {
+                assert!(stderr.contains("--method solve") && stderr.contains("--resume"));
+                assert!(ckpt.exists(), "{stderr}");
+                saved += 1;
+                saved_after_resuming += stderr.contains("alpha: resumed after") as usize;
+            }
+            130 => assert!(stderr.contains("nothing was saved"), "{stderr}"),
+            // Finished before the signal: start again from nothing.
+            0 => std::fs::remove_dir_all(dir.path().join("9x9")).unwrap(),
+            _ => panic!("exit {code}: {stderr}"),
+        }
+    }
+    eprintln!("{saved} stopped with their state, {saved_after_resuming} after resuming");
+    assert!(saved >= 2 && saved_after_resuming >= 1);
+    let (code, _, stderr) = bidtb(&[&solve[..], &["--out", d, "--resume"]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("alpha: resumed after"), "{stderr}");
+    assert!(!ckpt.exists(), "a finished run removes its state");
+    assert_eq!(
+        solve_result(dir.path(), "9x9"),
+        solve_result(plain.path(), "9x9")
+    );
+
+    // Killed (SIGKILL: no chance to save) with periodic saves every second.
+    let killed = tempfile::tempdir().unwrap();
+    let k = killed.path().to_str().unwrap();
+    let (code, _) = signalled_solve(
+        "9x9",
+        k,
+        &["--checkpoint-seconds", "1"],
+        "-KILL",
+        Duration::from_millis(3000),
+    );
+    if code == -1 {
+        assert!(
+            killed.path().join("9x9/solve.ckpt").exists(),
+            "no periodic save"
+        );
+        let (code, _, stderr) = bidtb(&[&solve[..], &["--out", k, "--resume"]].concat());
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(
+            solve_result(killed.path(), "9x9"),
+            solve_result(plain.path(), "9x9")
+        );
+    }
+}
+
+#[test]
+fn unusable_solve_checkpoints_are_refused_by_name() {
+    use bidtb::graph::Graph;
+    use bidtb::index::Index;
+    use bidtb::solve::{self, Bound, Settings};
+
+    let plain = tempfile::tempdir().unwrap();
+    let p = plain.path().to_str().unwrap();
+    let solve_args = ["generate", "--board", "5x5", "--method", "solve", "-q"];
+    assert_eq!(bidtb(&[&solve_args[..], &["--out", p]].concat()).0, 0);
+
+    // A state kept by the library: α's final strategies.
+    let board: bidtb::Board = "5x5".parse().unwrap();
+    let graph = Graph::new(&Index::new(board));
+    let alpha = solve::solve_bound(&graph, Bound::Alpha, &Settings::default(), &|_| true).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let board_dir = dir.path().join("5x5");
+    std::fs::create_dir_all(&board_dir).unwrap();
+    let ck = bidtb::solve_checkpoint::save(&board_dir, board, &graph, &[&alpha.kept()]).unwrap();
+    let good = std::fs::read(&ck).unwrap();
+    let resume = [&solve_args[..], &["--out", d, "--resume"]].concat();
+
+    for at in (0..good.len())
+        .step_by(good.len() / 30 + 1)
+        .chain([good.len() - 1])
+    {
+        for bytes in [good[..at].to_vec(), {
+            let mut b = good.clone();
+            b[at] ^= 0x20;
+            b
+        }] {
+            std::fs::write(&ck, &bytes).unwrap();
+            let (code, _, stderr) = bidtb(&resume);
+            assert_eq!(code, 1, "offset {at}: {stderr}");
+            assert!(stderr.contains("solve.ckpt"), "{stderr}");
+            assert!(!stderr.contains("panicked"), "{stderr}");
+        }
+    }
+    // Another board's state under this board's name.
+    let other: bidtb::Board = "4x6".parse().unwrap();
+    let other_graph = Graph::new(&Index::new(other));
+    let other_alpha =
+        solve::solve_bound(&other_graph, Bound::Alpha, &Settings::default(), &|_| true).unwrap();
+    let bytes = bidtb::solve_checkpoint::encode(other, &other_graph, &[&other_alpha.kept()]);
+    std::fs::write(&ck, &bytes).unwrap();
+    let (code, _, stderr) = bidtb(&resume);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("not 5x5"), "{stderr}");
+    // Restored, it resumes from α's final strategies: one more evaluation, same result.
+    std::fs::write(&ck, &good).unwrap();
+    let loud = [
+        "generate", "--board", "5x5", "--method", "solve", "--out", d, "--resume",
+    ];
+    let (code, _, stderr) = bidtb(&loud);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("alpha: resumed after 1 exact evaluations"),
+        "{stderr}"
+    );
+    assert!(!ck.exists(), "a finished run removes its state");
+    assert_eq!(
+        solve_result(dir.path(), "5x5"),
+        solve_result(plain.path(), "5x5")
+    );
+    // The flag of the other method is refused.
+    let (code, _, stderr) = bidtb(&[
+        "generate",
+        "--board",
+        "5x5",
+        "--out",
+        d,
+        "--checkpoint-seconds",
+        "5",
+    ]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--method solve only"), "{stderr}");
+}

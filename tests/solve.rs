@@ -175,3 +175,98 @@ fn pawnless_values_agree_under_transposition() {
         assert!(compared > 1000, "{a}: {compared}");
     }
 }
+
+/// Evaluations stopped at many points (between levels, inside refinements of systems
+/// running in parallel) and resumed from what they kept give the uninterrupted values.
+#[test]
+fn stopped_evaluations_resume_to_the_same_values() {
+    use bidtb::solve::BoundState;
+    use bidtb::solve::evaluate;
+    use bidtb::solve::keep::{BoundStateRef, EvalState, EvalStateRef, Keeper};
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let board = Board::new(8, 8).unwrap();
+    let index = Index::new(board);
+    let graph = Graph::new(&index);
+    let alpha = solve_bound(&graph, Bound::Alpha, &Settings::default());
+    let (want, whole) =
+        evaluate::evaluate(&graph, &alpha.strategies, Bound::Alpha, &quiet()).unwrap();
+    assert!(whole.systems > 10 && whole.largest > 100, "{whole:?}");
+    let mut with_refinements = 0;
+    let mut with_systems = 0;
+    // How often an evaluation asks whether to stop (per level, per refinement round).
+    let asked = AtomicUsize::new(0);
+    let count = || {
+        asked.fetch_add(1, Ordering::SeqCst);
+        false
+    };
+    let counting = Keeper::new(&count, None, &|_| {});
+    let (same, _) = evaluate::evaluate_kept(
+        &graph,
+        &alpha.strategies,
+        Bound::Alpha,
+        &quiet(),
+        EvalState::default(),
+        &counting,
+        &|_| {},
+    )
+    .unwrap();
+    assert!(same == want);
+    let total = asked.load(Ordering::SeqCst);
+    assert!(total > 100, "{total}");
+    // About 30 stops spread over the whole evaluation (the questions come in bursts: a
+    // level's start, each system's start, each refinement round).
+    for stop_after in (1..total).step_by(total / 30 + 1) {
+        let asked = AtomicUsize::new(0);
+        let stop = || asked.fetch_add(1, Ordering::SeqCst) >= stop_after;
+        let keeper = Keeper::new(&stop, None, &|_| {});
+        let kept: Mutex<Option<Vec<u8>>> = Mutex::new(None);
+        let save = |evaluation: EvalStateRef<'_>| {
+            let state = BoundStateRef {
+                bound: Bound::Alpha,
+                stats: &alpha.stats,
+                strategies: &alpha.strategies,
+                white_levels: &alpha.levels.0,
+                black_levels: &alpha.levels.1,
+                evaluation,
+            };
+            *kept.lock().unwrap() = Some(postcard::to_allocvec(&state).unwrap());
+        };
+        let out = evaluate::evaluate_kept(
+            &graph,
+            &alpha.strategies,
+            Bound::Alpha,
+            &quiet(),
+            EvalState::default(),
+            &keeper,
+            &save,
+        );
+        assert!(matches!(out, Err(SolveError::Stopped)), "{stop_after}");
+        let bytes = kept
+            .lock()
+            .unwrap()
+            .take()
+            .expect("a stopped evaluation keeps its state");
+        let state: BoundState = postcard::from_bytes(&bytes).unwrap();
+        assert!(state.fits(&graph));
+        with_refinements += usize::from(!state.evaluation.running.is_empty());
+        with_systems += usize::from(!state.evaluation.solved.is_empty());
+        let (got, stats) = evaluate::evaluate_kept(
+            &graph,
+            &alpha.strategies,
+            Bound::Alpha,
+            &quiet(),
+            state.evaluation,
+            &Keeper::none(),
+            &|_| {},
+        )
+        .unwrap();
+        assert!(got == want, "resumed after {stop_after} questions");
+        assert_eq!(stats.components, whole.components);
+    }
+    assert!(
+        with_refinements > 0 && with_systems > 0,
+        "{with_refinements} {with_systems} {total} {whole:?}"
+    );
+}

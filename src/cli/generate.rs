@@ -316,9 +316,14 @@ pub(super) struct Args {
     /// Ctrl-C or SIGTERM, and reaching --max-iterations, then also save one.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..), value_name = "N")]
     pub checkpoint_every: Option<u32>,
+    /// With --method solve: also save the solve's state to DIR/FxR/solve.ckpt every S
+    /// seconds while it runs (it is always saved when the run is stopped by Ctrl-C or
+    /// SIGTERM: strategies, the systems solved, the refinement of those under way).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), value_name = "S")]
+    pub checkpoint_seconds: Option<u64>,
     /// Continue from the newest valid checkpoint in DIR/FxR (from the start if there is
-    /// none), also past an earlier --max-iterations. The result is exactly that of an
-    /// uninterrupted run.
+    /// none): for --method iterate also past an earlier --max-iterations; for --method
+    /// solve from DIR/FxR/solve.ckpt. The result is exactly that of an uninterrupted run.
     #[arg(long)]
     pub resume: bool,
 }
@@ -369,6 +374,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         quiet,
         allow_uncertified,
         checkpoint_every,
+        checkpoint_seconds,
         resume,
     } = args;
     let method = match method {
@@ -379,7 +385,6 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         let iterate_only = [
             ("--max-iterations", max_iterations.is_some()),
             ("--checkpoint-every", checkpoint_every.is_some()),
-            ("--resume", resume),
             ("--guesses", guesses),
         ];
         if let Some((flag, _)) = iterate_only.iter().find(|(_, given)| *given) {
@@ -387,10 +392,20 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
                 2,
                 Error::Usage(format!(
                     "{flag} applies to --method iterate only (the solve method has no \
-                     iterations to cap or checkpoint)"
+                     iterations to cap or checkpoint; it saves its state with \
+                     --checkpoint-seconds S and when stopped)"
                 )),
             ));
         }
+    } else if checkpoint_seconds.is_some() {
+        return Err((
+            2,
+            Error::Usage(
+                "--checkpoint-seconds applies to --method solve only (the iteration saves \
+                 checkpoints with --checkpoint-every N)"
+                    .into(),
+            ),
+        ));
     }
     let dir = out.join(board.to_string());
     prepare_dir(&dir).map_err(|e| (2, e))?;
@@ -413,16 +428,27 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let control = generate::Control {
         checkpoint_dir: Some(dir.clone()),
         checkpoint_every,
+        checkpoint_seconds,
         resume,
         stop: Some(&STOP),
     };
     let started = std::time::Instant::now();
     let sol = match generate::solve_with(&options, &progress, &control).map_err(|e| (1, e))? {
         generate::Run::Finished(sol) => sol,
-        generate::Run::Interrupted { .. } if method == Method::Solve => {
-            let msg = "interrupted; no table written (the solve method keeps no checkpoints: \
-                       run it again)";
-            return Err((130, Error::Interrupted(msg.into())));
+        generate::Run::Interrupted { checkpoint, .. } if method == Method::Solve => {
+            let how = match checkpoint {
+                Some(path) => format!(
+                    "its state is saved as {}; resume with `bidtb generate --board {board} \
+                     --method solve --out {} --resume`",
+                    path.display(),
+                    out.display()
+                ),
+                None => "nothing was saved (it stopped before its first strategies): run it \
+                         again"
+                    .to_string(),
+            };
+            let msg = format!("interrupted; no table written; {how}");
+            return Err((130, Error::Interrupted(msg)));
         }
         generate::Run::Interrupted { n, checkpoint } => {
             let how = match checkpoint {
@@ -444,6 +470,10 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     // that `--resume` with a higher cap continues it.)
     if sol.converged() {
         crate::checkpoint::remove_all(&dir);
+    }
+    // A finished solve needs its state no more. (A failed one returned above and left it.)
+    if method == Method::Solve {
+        crate::solve_checkpoint::remove(&dir);
     }
     let seconds = started.elapsed().as_secs_f64();
     let summary = report::summary(&sol, seconds);

@@ -378,6 +378,9 @@ pub struct Control<'a> {
     /// Save a checkpoint every this many iterations, when stopped, and at the cap (None:
     /// never, unless the checkpoint resumed from carries an interval).
     pub checkpoint_every: Option<u32>,
+    /// The solve method: also save its state every this many seconds while it runs (it
+    /// always saves it when stopped, if `checkpoint_dir` is set).
+    pub checkpoint_seconds: Option<u64>,
     /// Start from the newest valid checkpoint in `checkpoint_dir` (from iteration 0 if
     /// there is none).
     pub resume: bool,

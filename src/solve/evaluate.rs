@@ -9,11 +9,21 @@
 //! one position is an exact mean of two known values, a larger one goes to
 //! [`linear::solve`]. Components of equal depth in the condensation are independent and
 //! are solved in parallel.
+//!
+//! An evaluation can be stopped and resumed ([`super::keep`]): the systems solved so far
+//! and the refinement states of those under way are handed to the keeper, and a resumed
+//! evaluation takes them back (by their member lists) instead of solving them again.
 
 use num_traits::{One, Zero};
 use rayon::prelude::*;
 
-use super::linear::{self, Row};
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use super::keep::{
+    EvalState, EvalStateRef, Keeper, RunningRef, RunningSystem, SolvedRef, SolvedSystem,
+};
+use super::linear::{self, LinearError, Refinement, Row};
 use super::strategy::Strategies;
 use super::{Bound, Event, Progress, SolveError};
 use crate::graph::{Adjacency, Graph};
@@ -21,7 +31,7 @@ use crate::guess::Value;
 use crate::rational::mean;
 
 /// What one evaluation did.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct EvalStats {
     /// Positions settled without a system: the chain cannot reach the side's win (0 under
     /// α, 1 under β).
@@ -154,16 +164,178 @@ pub fn evaluate(
     bound: Bound,
     progress: &Progress<'_>,
 ) -> Result<(Vec<Value>, EvalStats), SolveError> {
-    let n = graph.positions();
+    evaluate_kept(
+        graph,
+        strategies,
+        bound,
+        progress,
+        EvalState::default(),
+        &Keeper::none(),
+        &|_| {},
+    )
+}
+
+/// A system's watch: asks the keeper whether to stop or save, and saves this system's
+/// refinement state with the systems solved before its level.
+struct SystemWatch<'a> {
+    keeper: &'a Keeper<'a>,
+    members: &'a [u32],
+    solved: &'a [SolvedRef<'a>],
+    save: &'a (dyn Fn(EvalStateRef<'_>) + Sync),
+}
+
+impl linear::Watch for SystemWatch<'_> {
+    fn stopping(&self) -> bool {
+        self.keeper.stopping()
+    }
+    fn due(&self) -> bool {
+        self.keeper.due()
+    }
+    fn snapshot(&self, state: &Refinement) {
+        (self.save)(EvalStateRef {
+            solved: self.solved.to_vec(),
+            running: vec![RunningRef {
+                members: self.members,
+                refinement: state,
+            }],
+        });
+    }
+}
+
+/// The chain's strongly connected components, numbered in reverse topological order,
+/// grouped by depth in the condensation (components of one depth are independent).
+struct Condensation {
+    /// Positions grouped by component.
+    members: Vec<u32>,
+    /// Where each component starts in `members` (one more entry than components).
+    starts: Vec<u32>,
+    /// Each position's component (`u32::MAX` outside the active positions).
+    comp_of: Vec<u32>,
+    /// The components of each depth, the sinks first.
+    by_depth: Vec<Vec<u32>>,
+}
+
+impl Condensation {
+    fn new(strategies: &Strategies, active: &[bool]) -> Condensation {
+        let n = active.len();
+        let (members, starts) = components(strategies, active);
+        let comps = starts.len() - 1;
+        // Depth: one more than the deepest component a member leads to.
+        let mut comp_of = vec![u32::MAX; n];
+        let mut depth = vec![0u32; comps];
+        for c in 0..comps {
+            let range = starts[c] as usize..starts[c + 1] as usize;
+            for &p in &members[range.clone()] {
+                comp_of[p as usize] = c as u32;
+            }
+            let mut d = 0;
+            for &p in &members[range] {
+                for t in [strategies.white[p as usize], strategies.black[p as usize]] {
+                    let t = t as usize;
+                    if t < n && active[t] && comp_of[t] != c as u32 {
+                        d = d.max(depth[comp_of[t] as usize] + 1);
+                    }
+                }
+            }
+            depth[c] = d;
+        }
+        let levels = depth.iter().max().map_or(0, |&d| d as usize + 1);
+        let mut by_depth: Vec<Vec<u32>> = vec![Vec::new(); levels];
+        for (c, &d) in depth.iter().enumerate() {
+            by_depth[d as usize].push(c as u32);
+        }
+        Condensation {
+            members,
+            starts,
+            comp_of,
+            by_depth,
+        }
+    }
+
+    fn count(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// The positions of component `c`.
+    fn part(&self, c: u32) -> &[u32] {
+        &self.members[self.starts[c as usize] as usize..self.starts[c as usize + 1] as usize]
+    }
+
+    /// The kept form of the systems `done`, with values from `x`.
+    fn solved<'a>(&'a self, done: &[u32], x: &'a [Value]) -> Vec<SolvedRef<'a>> {
+        done.iter().map(|&c| SolvedRef::new(self.part(c), x)).collect()
+    }
+}
+
+/// What a resumed evaluation takes back, by each system's first member.
+struct Kept {
+    solved: HashMap<u32, SolvedSystem>,
+    running: HashMap<u32, RunningSystem>,
+}
+
+/// A kept system: solved, or part-way.
+enum Taken {
+    Solved(Solved),
+    Running(Refinement),
+}
+
+impl Kept {
+    fn new(from: EvalState) -> Kept {
+        Kept {
+            solved: from
+                .solved
+                .into_iter()
+                .filter(|s| !s.members.is_empty() && s.members.len() == s.values.len())
+                .map(|s| (s.members[0], s))
+                .collect(),
+            running: from
+                .running
+                .into_iter()
+                .filter(|r| !r.members.is_empty())
+                .map(|r| (r.members[0], r))
+                .collect(),
+        }
+    }
+
+    /// What was kept of the system of positions `part` (exactly these, in this order).
+    fn take(&mut self, part: &[u32]) -> Option<Taken> {
+        let first = *part.first()?;
+        if let Some(s) = self.solved.remove(&first).filter(|s| s.members == part) {
+            let values = s.members.into_iter().zip(s.values).collect();
+            return Some(Taken::Solved((values, 0)));
+        }
+        let r = self.running.remove(&first).filter(|r| r.members == part)?;
+        Some(Taken::Running(r.refinement))
+    }
+}
+
+/// How one component of a level ended.
+enum Outcome {
+    Solved(Solved),
+    /// Stopped part-way, with its refinement.
+    Stopped(Refinement),
+    /// Not started: the run is stopping.
+    Skipped,
+    Failed(String),
+}
+
+/// [`evaluate`], resuming from `from` (systems solved and under way, matched by their
+/// member lists; the rest is ignored), handing its progress to `save` when `keeper` says
+/// the run is stopping or a save is due.
+pub fn evaluate_kept(
+    graph: &Graph,
+    strategies: &Strategies,
+    bound: Bound,
+    progress: &Progress<'_>,
+    from: EvalState,
+    keeper: &Keeper<'_>,
+    save: &(dyn Fn(EvalStateRef<'_>) + Sync),
+) -> Result<(Vec<Value>, EvalStats), SolveError> {
     let (goal, stuck_value) = match bound {
         Bound::Alpha => (graph.win(), Value::zero()),
         Bound::Beta => (graph.loss(), Value::one()),
     };
     let active = reaching(graph, strategies, goal);
-    let mut stats = EvalStats {
-        absorbed: active.iter().filter(|&&a| !a).count(),
-        ..EvalStats::default()
-    };
     let mut x: Vec<Value> = (0..graph.nodes())
         .map(|i| {
             if i == graph.win() as usize {
@@ -175,63 +347,128 @@ pub fn evaluate(
             }
         })
         .collect();
-    let (members, starts) = components(strategies, &active);
-    let comps = starts.len() - 1;
-    stats.components = comps;
-    // Depth in the condensation: one more than the deepest component a member leads to.
-    let mut comp_of = vec![u32::MAX; n];
-    let mut depth = vec![0u32; comps];
-    for c in 0..comps {
-        let range = starts[c] as usize..starts[c + 1] as usize;
-        for &p in &members[range.clone()] {
-            comp_of[p as usize] = c as u32;
-        }
-        let mut d = 0;
-        for &p in &members[range] {
-            for t in [strategies.white[p as usize], strategies.black[p as usize]] {
-                let t = t as usize;
-                if t < n && active[t] && comp_of[t] != c as u32 {
-                    d = d.max(depth[comp_of[t] as usize] + 1);
-                }
-            }
-        }
-        depth[c] = d;
-    }
-    let levels = depth.iter().max().map_or(0, |&d| d as usize + 1);
-    stats.depth = levels;
-    let mut by_depth: Vec<Vec<u32>> = vec![Vec::new(); levels];
-    for (c, &d) in depth.iter().enumerate() {
-        by_depth[d as usize].push(c as u32);
-    }
+    let chain = Condensation::new(strategies, &active);
+    let mut stats = EvalStats {
+        absorbed: active.iter().filter(|&&a| !a).count(),
+        components: chain.count(),
+        depth: chain.by_depth.len(),
+        ..EvalStats::default()
+    };
+    let mut kept = Kept::new(from);
+    // Systems solved so far (component numbers), for saves.
+    let mut systems_done: Vec<u32> = Vec::new();
     let mut done = 0;
-    for level in by_depth {
-        if !progress(Event::Components { done, total: comps }) {
-            return Err(SolveError::Stopped);
+    for level in &chain.by_depth {
+        let go_on = progress(Event::Components {
+            done,
+            total: chain.count(),
+        }) && !keeper.stopping();
+        if !go_on || keeper.due() {
+            save(EvalStateRef {
+                solved: chain.solved(&systems_done, &x),
+                running: Vec::new(),
+            });
+            if !go_on {
+                return Err(SolveError::Stopped);
+            }
         }
         done += level.len();
-        let solved: Vec<Result<Solved, String>> = level
-            .par_iter()
-            .with_min_len(64)
-            .map(|&c| {
-                let c = c as usize;
-                let part = &members[starts[c] as usize..starts[c + 1] as usize];
-                solve_component(part, strategies, &x, &comp_of, c as u32)
-            })
-            .collect();
-        for result in solved {
-            let (values, bits) = result?;
-            if values.len() > 1 {
-                stats.systems += 1;
-                stats.largest = stats.largest.max(values.len());
-                stats.max_bits = stats.max_bits.max(bits);
-            }
-            for (p, v) in values {
-                x[p as usize] = v;
+        let outcomes = solve_level(
+            level,
+            &chain,
+            strategies,
+            &x,
+            &mut kept,
+            keeper,
+            &chain.solved(&systems_done, &x),
+            save,
+        );
+        let mut stopped: Vec<(u32, Refinement)> = Vec::new();
+        let mut skipped = false;
+        for (&c, outcome) in level.iter().zip(outcomes) {
+            match outcome {
+                Outcome::Solved((values, bits)) => {
+                    if values.len() > 1 {
+                        stats.systems += 1;
+                        stats.largest = stats.largest.max(values.len());
+                        stats.max_bits = stats.max_bits.max(bits);
+                        systems_done.push(c);
+                    }
+                    for (p, v) in values {
+                        x[p as usize] = v;
+                    }
+                }
+                Outcome::Stopped(state) => stopped.push((c, state)),
+                Outcome::Skipped => skipped = true,
+                Outcome::Failed(why) => return Err(SolveError::Failed(why)),
             }
         }
+        if !stopped.is_empty() || skipped {
+            save(EvalStateRef {
+                solved: chain.solved(&systems_done, &x),
+                running: stopped
+                    .iter()
+                    .map(|(c, state)| RunningRef {
+                        members: chain.part(*c),
+                        refinement: state,
+                    })
+                    .collect(),
+            });
+            return Err(SolveError::Stopped);
+        }
     }
-    stats.largest = stats.largest.max(usize::from(comps > 0));
+    stats.largest = stats.largest.max(usize::from(chain.count() > 0));
     Ok((x, stats))
+}
+
+/// Solve the components of one level in parallel, from what was kept of them where
+/// anything was; `before` are the systems solved in earlier levels (for saves).
+#[allow(clippy::too_many_arguments)]
+fn solve_level(
+    level: &[u32],
+    chain: &Condensation,
+    strategies: &Strategies,
+    x: &[Value],
+    kept: &mut Kept,
+    keeper: &Keeper<'_>,
+    before: &[SolvedRef<'_>],
+    save: &(dyn Fn(EvalStateRef<'_>) + Sync),
+) -> Vec<Outcome> {
+    let mut taken: HashMap<u32, Mutex<Option<Taken>>> = HashMap::new();
+    for &c in level {
+        let part = chain.part(c);
+        if part.len() > 1
+            && let Some(t) = kept.take(part)
+        {
+            taken.insert(c, Mutex::new(Some(t)));
+        }
+    }
+    level
+        .par_iter()
+        .with_min_len(64)
+        .map(|&c| {
+            let part = chain.part(c);
+            let from = match taken.get(&c).and_then(|t| t.lock().ok()?.take()) {
+                Some(Taken::Solved(values)) => return Outcome::Solved(values),
+                Some(Taken::Running(state)) => Some(state),
+                None => None,
+            };
+            if part.len() > 1 && from.is_none() && keeper.stopping() {
+                return Outcome::Skipped;
+            }
+            let watch = SystemWatch {
+                keeper,
+                members: part,
+                solved: before,
+                save,
+            };
+            match solve_component(part, strategies, x, &chain.comp_of, c, from, &watch) {
+                Ok(values) => Outcome::Solved(values),
+                Err(LinearError::Stopped(state)) => Outcome::Stopped(*state),
+                Err(LinearError::Failed(why)) => Outcome::Failed(why),
+            }
+        })
+        .collect()
 }
 
 /// A component's (position, value) pairs and the refinement bits its system used.
@@ -245,7 +482,9 @@ fn solve_component(
     x: &[Value],
     comp_of: &[u32],
     c: u32,
-) -> Result<Solved, String> {
+    from: Option<Refinement>,
+    watch: &dyn linear::Watch,
+) -> Result<Solved, LinearError> {
     let inside = |t: u32| comp_of.get(t as usize) == Some(&c);
     if let [p] = part {
         let p = *p;
@@ -291,6 +530,6 @@ fn solve_component(
         rows.push(row);
         rhs.push(b);
     }
-    let (values, stats) = linear::solve(&rows, &rhs)?;
+    let (values, stats) = linear::solve(&rows, &rhs, from, watch)?;
     Ok((part.iter().copied().zip(values).collect(), stats.bits))
 }

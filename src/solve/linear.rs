@@ -12,6 +12,10 @@
 //! each `y_i / (2^k L)` is the answer: every candidate is checked exactly against every row
 //! before it is returned, so the floating point decides nothing. The cost follows the size
 //! of the answer (its denominators), not a worst-case bound.
+//!
+//! A refinement can be stopped between two rounds and continued later from its
+//! [`Refinement`] state (the approximation, the exact residual and the round counters):
+//! the continued run does exactly what the uninterrupted one would have done.
 
 use num_bigint::{BigInt, BigUint, Sign};
 use num_integer::Integer;
@@ -19,6 +23,7 @@ use num_rational::Ratio;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use crate::guess::{Value, simplest_between};
 use crate::rational::reduced;
@@ -41,7 +46,7 @@ impl Row {
 }
 
 /// What the refinement did.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LinearStats {
     /// Refinement rounds.
     pub rounds: u32,
@@ -56,27 +61,106 @@ pub struct LinearStats {
 /// Give up after this many bits of refinement (a 16x16 value would need far fewer).
 const MAX_BITS: u64 = 1 << 20;
 
-/// Solve `rows · x = rhs` exactly. `Err` if the refinement stops making progress (a
-/// singular or numerically hopeless system); never a wrong answer.
-pub fn solve(rows: &[Row], rhs: &[Value]) -> Result<(Vec<Value>, LinearStats), String> {
+/// A refinement between two rounds: everything needed to continue it exactly.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refinement {
+    /// y, the integer approximation of `L x · 2^k`.
+    pub y: Vec<BigInt>,
+    /// The exact residual `2^k c − A y`.
+    pub r: Vec<BigInt>,
+    /// The scale exponent k.
+    pub k: u64,
+    /// Bits the next round adds.
+    pub step: u64,
+    /// The k at which the next reconstruction is tried.
+    pub next_try: u64,
+    /// Rounds in a row that gained almost nothing.
+    pub stalled: u32,
+    /// What the refinement did so far.
+    pub stats: LinearStats,
+}
+
+/// What a refinement is asked between rounds: whether to stop, and whether a checkpoint
+/// wants a snapshot of its state.
+pub trait Watch: Sync {
+    /// The run is stopping: the solver hands its state over ([`LinearError::Stopped`]).
+    fn stopping(&self) -> bool;
+    /// A checkpoint is due: the solver shows its state to [`Watch::snapshot`] and goes on.
+    fn due(&self) -> bool;
+    /// Keep a snapshot of the state (for a checkpoint).
+    fn snapshot(&self, state: &Refinement);
+}
+
+/// A watch that never stops and keeps nothing.
+pub struct Unwatched;
+
+impl Watch for Unwatched {
+    fn stopping(&self) -> bool {
+        false
+    }
+    fn due(&self) -> bool {
+        false
+    }
+    fn snapshot(&self, _: &Refinement) {}
+}
+
+/// Why [`solve`] returned no solution.
+#[derive(Debug)]
+pub enum LinearError {
+    /// The watch said stop; the state to continue from.
+    Stopped(Box<Refinement>),
+    /// The refinement failed (a singular or numerically hopeless system).
+    Failed(String),
+}
+
+impl From<String> for LinearError {
+    fn from(why: String) -> LinearError {
+        LinearError::Failed(why)
+    }
+}
+
+/// Solve `rows · x = rhs` exactly, from the start or continuing `from`. `Err` if the
+/// refinement stops making progress (a singular or numerically hopeless system) or `watch`
+/// stops it; never a wrong answer.
+pub fn solve(
+    rows: &[Row],
+    rhs: &[Value],
+    from: Option<Refinement>,
+    watch: &dyn Watch,
+) -> Result<(Vec<Value>, LinearStats), LinearError> {
     let m = rows.len();
-    let mut stats = LinearStats::default();
     let lcm = rhs.iter().fold(BigUint::one(), |l, v| l.lcm(v.denom()));
     let c: Vec<BigInt> = rhs
         .iter()
         .map(|v| BigInt::from(v.numer() * (&lcm / v.denom())))
         .collect();
+    // A kept state of another size (never written by bidtb) is ignored: start afresh.
+    let start = match from {
+        Some(state) if state.y.len() == m && state.r.len() == m => state,
+        _ => Refinement {
+            y: vec![BigInt::zero(); m],
+            r: c.clone(),
+            k: 0,
+            step: 32,
+            next_try: 64,
+            stalled: 0,
+            stats: LinearStats::default(),
+        },
+    };
+    let Refinement {
+        y: mut high,
+        mut r,
+        mut k,
+        mut step,
+        mut next_try,
+        mut stalled,
+        mut stats,
+    } = start;
     // y = (high << block_bits) + block: recent corrections gather in the short `block`,
     // folded into the long `high` every FOLD_BITS, so that a round costs time in the size
     // of the corrections, not of the whole approximation.
-    let mut high = vec![BigInt::zero(); m];
     let mut block = vec![BigInt::zero(); m];
     let mut block_bits: u64 = 0;
-    let mut r = c.clone();
-    let mut k: u64 = 0;
-    let mut step: u64 = 32;
-    let mut next_try: u64 = 64;
-    let mut stalled = 0;
     let mut d = vec![0.0f64; m];
     let fold = |high: &mut Vec<BigInt>, block: &mut Vec<BigInt>, bits: &mut u64| {
         high.par_iter_mut()
@@ -101,11 +185,31 @@ pub fn solve(rows: &[Row], rhs: &[Value]) -> Result<(Vec<Value>, LinearStats), S
             return if high.iter().all(|v| !v.is_negative()) && check(rows, rhs, &x) {
                 Ok((x, stats))
             } else {
-                Err("the exact residual vanished on a wrong solution".into())
+                Err("the exact residual vanished on a wrong solution"
+                    .to_string()
+                    .into())
             };
         }
         if k > MAX_BITS {
-            return Err(format!("no exact solution found within {MAX_BITS} bits"));
+            return Err(format!("no exact solution found within {MAX_BITS} bits").into());
+        }
+        let stopping = watch.stopping();
+        if stopping || watch.due() {
+            fold(&mut high, &mut block, &mut block_bits);
+            let state = Refinement {
+                y: std::mem::take(&mut high),
+                r: std::mem::take(&mut r),
+                k,
+                step,
+                next_try,
+                stalled,
+                stats,
+            };
+            if stopping {
+                return Err(LinearError::Stopped(Box::new(state)));
+            }
+            watch.snapshot(&state);
+            (high, r) = (state.y, state.r);
         }
         let rf: Vec<f64> = r.iter().map(|v| scaled(v, e)).collect();
         d.iter_mut().for_each(|v| *v = 0.0);
@@ -137,10 +241,9 @@ pub fn solve(rows: &[Row], rhs: &[Value]) -> Result<(Vec<Value>, LinearStats), S
         if gain <= 2 {
             stalled += 1;
             if stalled > 8 {
-                return Err(format!(
-                    "iterative refinement stalled after {} rounds",
-                    stats.rounds
-                ));
+                return Err(
+                    format!("iterative refinement stalled after {} rounds", stats.rounds).into(),
+                );
             }
         } else {
             stalled = 0;
@@ -347,7 +450,7 @@ mod tests {
     #[test]
     fn solves_a_two_cycle() {
         let rows = [row(2, &[(1, 1)]), row(2, &[(0, 1)])];
-        let (x, _) = solve(&rows, &[v(1, 1), v(0, 1)]).unwrap();
+        let (x, _) = solve(&rows, &[v(1, 1), v(0, 1)], None, &Unwatched).unwrap();
         assert_eq!(x, vec![v(2, 3), v(1, 3)]);
     }
 
@@ -358,7 +461,7 @@ mod tests {
         let m = 300u32;
         let rows: Vec<Row> = (0..m).map(|i| row(2, &[((i + 1) % m, 1)])).collect();
         let rhs: Vec<Value> = (0..m as u64).map(|i| v(i % 7, 7 + i % 5)).collect();
-        let (x, stats) = solve(&rows, &rhs).unwrap();
+        let (x, stats) = solve(&rows, &rhs, None, &Unwatched).unwrap();
         assert!(check(&rows, &rhs, &x));
         assert!(x.iter().any(|v| v.denom().bits() > 250), "{stats:?}");
         // x_i = (rhs_i + x_{i+1}) / 2 by hand for one row.
@@ -371,8 +474,77 @@ mod tests {
         // x0 = x1 (White stays), x1 = (x0 + x2)/2 ... with x2 = (2·x0 + 0)/... keep exits.
         let rows = [row(1, &[(1, 1)]), row(2, &[(0, 1)]), row(2, &[(0, 2)])];
         // x0 − x1 = 0; 2x1 − x0 = 1/3; 2x2 − 2x0 = 0.
-        let (x, _) = solve(&rows, &[v(0, 1), v(1, 3), v(0, 1)]).unwrap();
+        let (x, _) = solve(&rows, &[v(0, 1), v(1, 3), v(0, 1)], None, &Unwatched).unwrap();
         assert_eq!(x, vec![v(1, 3), v(1, 3), v(1, 3)]);
+    }
+
+    /// Stops after a number of rounds, and records every snapshot it is shown.
+    struct StopAfter {
+        rounds: std::sync::atomic::AtomicU32,
+        stop_at: u32,
+        snapshots: std::sync::Mutex<Vec<Refinement>>,
+    }
+
+    impl Watch for StopAfter {
+        fn stopping(&self) -> bool {
+            self.rounds.load(std::sync::atomic::Ordering::SeqCst) >= self.stop_at
+        }
+        fn due(&self) -> bool {
+            // Counted here: `due` is asked once per round when not stopping.
+            self.rounds
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            true
+        }
+        fn snapshot(&self, state: &Refinement) {
+            self.snapshots.lock().unwrap().push(state.clone());
+        }
+    }
+
+    #[test]
+    fn a_stopped_refinement_continues_to_the_same_answer() {
+        let m = 300u32;
+        let rows: Vec<Row> = (0..m).map(|i| row(2, &[((i + 1) % m, 1)])).collect();
+        let rhs: Vec<Value> = (0..m as u64).map(|i| v(i % 7, 7 + i % 5)).collect();
+        let (want, whole) = solve(&rows, &rhs, None, &Unwatched).unwrap();
+        assert!(whole.rounds > 6, "{whole:?}");
+        for stop_at in [1, 3, whole.rounds - 1] {
+            let watch = StopAfter {
+                rounds: 0.into(),
+                stop_at,
+                snapshots: Default::default(),
+            };
+            let Err(LinearError::Stopped(state)) = solve(&rows, &rhs, None, &watch) else {
+                panic!("not stopped at round {stop_at}");
+            };
+            assert_eq!(state.stats.rounds, stop_at);
+            // Each snapshot is the state of a round, shown without disturbing the run.
+            let snapshots = watch.snapshots.lock().unwrap();
+            assert_eq!(snapshots.len(), stop_at as usize);
+            assert_eq!(snapshots.last().unwrap().stats.rounds, stop_at - 1);
+            let (got, stats) = solve(&rows, &rhs, Some(*state), &Unwatched).unwrap();
+            assert_eq!(got, want);
+            assert_eq!(stats, whole, "resumed after round {stop_at}");
+            // From a snapshot too.
+            let earlier = snapshots[0].clone();
+            assert_eq!(
+                solve(&rows, &rhs, Some(earlier), &Unwatched).unwrap().1,
+                whole
+            );
+        }
+        // A state of another size is ignored, not trusted.
+        let odd = Refinement {
+            y: vec![BigInt::one(); 3],
+            r: vec![BigInt::one(); 3],
+            k: 7,
+            step: 4,
+            next_try: 9,
+            stalled: 0,
+            stats: LinearStats::default(),
+        };
+        assert_eq!(
+            solve(&rows, &rhs, Some(odd), &Unwatched).unwrap(),
+            (want, whole)
+        );
     }
 
     #[test]

@@ -18,23 +18,27 @@
 
 pub mod approx;
 pub mod evaluate;
+pub mod keep;
 pub mod linear;
 pub mod strategy;
 
 use std::time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::certificate::{self, Certificate};
 use crate::graph::Graph;
 use crate::guess::{Guesses, Value};
 
 pub use evaluate::EvalStats;
+pub use keep::{BoundState, BoundStateRef, Keeper};
+
+use keep::{EvalState, EvalStateRef};
 pub use strategy::Strategies;
 
 /// Which limit a solve aims at: α (play that never ends counts as a win for Black) or β
 /// (it counts as a win for White).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Bound {
     /// The least Richman function, limit of αₙ.
@@ -44,7 +48,7 @@ pub enum Bound {
 }
 
 /// One round of evaluation and improvement.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Round {
     /// The exact evaluation of the strategies.
     pub evaluation: EvalStats,
@@ -59,7 +63,7 @@ pub struct Round {
 }
 
 /// What a solve did, for `summary.json`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SolveStats {
     /// The limit aimed at.
     pub bound: Bound,
@@ -87,9 +91,26 @@ pub struct Candidate {
     pub certificate: Certificate,
     /// Statistics.
     pub stats: SolveStats,
+    /// The final strategies (with their tie-break levels): from them a resumed run
+    /// re-evaluates this bound without solving it again.
+    pub strategies: Strategies,
+    /// White's and Black's tie-break levels of the first strategies.
+    pub levels: (Vec<u32>, Vec<u32>),
 }
 
 impl Candidate {
+    /// The state to resume this bound from: its final strategies.
+    pub fn kept(&self) -> BoundStateRef<'_> {
+        BoundStateRef {
+            bound: self.stats.bound,
+            stats: &self.stats,
+            strategies: &self.strategies,
+            white_levels: &self.levels.0,
+            black_levels: &self.levels.1,
+            evaluation: EvalStateRef::default(),
+        }
+    }
+
     /// The exact value of position `p`.
     pub fn value(&self, p: usize) -> &Value {
         self.guesses.value(p)
@@ -185,13 +206,17 @@ pub fn solve_bound(
     settings: &Settings,
     progress: &Progress<'_>,
 ) -> Result<Candidate, SolveError> {
-    let go_on = |event: Event<'_>| {
-        if progress(event) {
-            Ok(())
-        } else {
-            Err(SolveError::Stopped)
-        }
-    };
+    solve_bound_kept(graph, bound, settings, progress, None, &Keeper::none())
+}
+
+/// The first strategies of a solve: floating-point values, then near-greedy moves with the
+/// lowest progress level.
+fn first_strategies(
+    graph: &Graph,
+    bound: Bound,
+    settings: &Settings,
+    go_on: &dyn Fn(Event<'_>) -> Result<(), SolveError>,
+) -> Result<BoundState, SolveError> {
     go_on(Event::Stage("float"))?;
     let t = Instant::now();
     let approx = approx::iterate(graph, bound, settings.float_tolerance, settings.max_sweeps);
@@ -199,30 +224,83 @@ pub fn solve_bound(
     go_on(Event::Stage("strategies"))?;
     let t = Instant::now();
     let (strategies, lw, lb) = strategy::from_approx(graph, &approx.values, settings.near);
-    let mut stats = SolveStats {
+    Ok(BoundState {
         bound,
-        float_sweeps: approx.sweeps,
-        float_last_change: approx.last_change,
-        float_seconds,
-        strategy_seconds: t.elapsed().as_secs_f64(),
-        rounds: Vec::new(),
-        certificates: 0,
-        certify_seconds: 0.0,
+        stats: SolveStats {
+            bound,
+            float_sweeps: approx.sweeps,
+            float_last_change: approx.last_change,
+            float_seconds,
+            strategy_seconds: t.elapsed().as_secs_f64(),
+            rounds: Vec::new(),
+            certificates: 0,
+            certify_seconds: 0.0,
+        },
+        strategies,
+        white_levels: lw,
+        black_levels: lb,
+        evaluation: EvalState::default(),
+    })
+}
+
+/// [`solve_bound`], resuming from `from` (a state kept by an earlier run of the same
+/// bound on the same graph; see [`BoundState::fits`]) and handing its state to `keeper`
+/// when the run is stopping and whenever a save is due.
+pub fn solve_bound_kept(
+    graph: &Graph,
+    bound: Bound,
+    settings: &Settings,
+    progress: &Progress<'_>,
+    from: Option<BoundState>,
+    keeper: &Keeper<'_>,
+) -> Result<Candidate, SolveError> {
+    let go_on = |event: Event<'_>| {
+        if progress(event) && !keeper.stopping() {
+            Ok(())
+        } else {
+            Err(SolveError::Stopped)
+        }
     };
-    drop(approx);
-    let mut strategies = strategies;
+    let state = match from {
+        Some(state) if state.bound == bound && state.fits(graph) => state,
+        _ => first_strategies(graph, bound, settings, &go_on)?,
+    };
+    let BoundState {
+        mut stats,
+        mut strategies,
+        white_levels: lw,
+        black_levels: lb,
+        evaluation,
+        ..
+    } = state;
+    let mut evaluation = Some(evaluation);
     loop {
-        go_on(Event::Stage("exact"))?;
+        if let Err(stop) = go_on(Event::Stage("exact")) {
+            keeper.keep(&BoundStateRef {
+                bound,
+                stats: &stats,
+                strategies: &strategies,
+                white_levels: &lw,
+                black_levels: &lb,
+                evaluation: EvalStateRef::default(),
+            });
+            return Err(stop);
+        }
         let values = improve_until_richman(
             graph,
             bound,
             settings,
-            &mut strategies,
-            &lw,
-            &lb,
-            &mut stats,
+            &mut Current {
+                strategies: &mut strategies,
+                lw: &lw,
+                lb: &lb,
+                stats: &mut stats,
+                evaluation: &mut evaluation,
+            },
             progress,
+            keeper,
         )?;
+        // Stopped from here on, a resumed run evaluates the final strategies again.
         go_on(Event::Stage("certify"))?;
         let t = Instant::now();
         let mut values = values;
@@ -236,6 +314,8 @@ pub fn solve_bound(
                 guesses,
                 certificate: cert,
                 stats,
+                strategies,
+                levels: (lw, lb),
             });
         }
         if !cert.violations.is_empty() {
@@ -255,18 +335,28 @@ pub fn solve_bound(
     }
 }
 
+/// The state of a solve that improvement works on.
+struct Current<'a> {
+    strategies: &'a mut Strategies,
+    lw: &'a [u32],
+    lb: &'a [u32],
+    stats: &'a mut SolveStats,
+    /// A kept evaluation of the current strategies, for the first evaluation only.
+    evaluation: &'a mut Option<EvalState>,
+}
+
 /// Evaluate and improve until no move switches; returns the exact values of every node.
-#[allow(clippy::too_many_arguments)]
 fn improve_until_richman(
     graph: &Graph,
     bound: Bound,
     settings: &Settings,
-    strategies: &mut Strategies,
-    lw: &[u32],
-    lb: &[u32],
-    stats: &mut SolveStats,
+    now: &mut Current<'_>,
     progress: &Progress<'_>,
+    keeper: &Keeper<'_>,
 ) -> Result<Vec<Value>, SolveError> {
+    let strategies = &mut *now.strategies;
+    let (lw, lb) = (now.lw, now.lb);
+    let stats = &mut *now.stats;
     loop {
         if stats.rounds.len() as u32 >= settings.max_rounds {
             return Err(SolveError::Failed(format!(
@@ -275,7 +365,19 @@ fn improve_until_richman(
             )));
         }
         let t = Instant::now();
-        let (values, evaluation) = evaluate::evaluate(graph, strategies, bound, progress)?;
+        let from = now.evaluation.take().unwrap_or_default();
+        let save = |evaluation: EvalStateRef<'_>| {
+            keeper.keep(&BoundStateRef {
+                bound,
+                stats,
+                strategies,
+                white_levels: lw,
+                black_levels: lb,
+                evaluation,
+            })
+        };
+        let (values, evaluation) =
+            evaluate::evaluate_kept(graph, strategies, bound, progress, from, keeper, &save)?;
         let evaluate_seconds = t.elapsed().as_secs_f64();
         let t = Instant::now();
         let exact = strategy::Exact::new(values.iter());
@@ -287,9 +389,18 @@ fn improve_until_richman(
             evaluate_seconds,
             improve_seconds: t.elapsed().as_secs_f64(),
         };
-        let go_on = progress(Event::Round(&round));
+        let go_on = progress(Event::Round(&round)) && !keeper.stopping();
         stats.rounds.push(round);
         if !go_on {
+            // The improved strategies, to be evaluated on resumption.
+            keeper.keep(&BoundStateRef {
+                bound,
+                stats,
+                strategies,
+                white_levels: lw,
+                black_levels: lb,
+                evaluation: EvalStateRef::default(),
+            });
             return Err(SolveError::Stopped);
         }
         if white_switches + black_switches == 0 {

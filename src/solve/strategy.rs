@@ -19,7 +19,7 @@ use crate::guess::Value;
 use crate::rational::{cmp_shadowed, shadow};
 
 /// One White and one Black target (a node of the graph) per position.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Strategies {
     /// White's chosen option, per position.
     pub white: Vec<u32>,
