@@ -15,6 +15,15 @@ const TMP_MARK: &str = ".tmp";
 
 /// Write `bytes` to `path` atomically (see the module comment).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    write_atomic_with(path, |f| f.write_all(bytes))
+}
+
+/// Write `path` atomically with `write`, which fills the new file (it may seek in it):
+/// for files too large to assemble in memory first.
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<(), Error> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -22,7 +31,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let tmp = temporary(path);
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+        write(&mut f)?;
         f.sync_all()?;
         drop(f);
         std::fs::rename(&tmp, path)?;

@@ -144,10 +144,18 @@ pub fn table_contents(sol: &Solution) -> Option<Vec<crate::table::Contents<'_>>>
                 values: range.clone().map(|i| sol.guesses.value(i)).collect(),
                 // Version 2 only for classes with α < β somewhere; the others keep
                 // version 1 (their α is their β).
-                values_beta: range
-                    .clone()
-                    .any(|i| sol.beta_value(i) != sol.guesses.value(i))
-                    .then(|| range.clone().map(|i| sol.beta_value(i)).collect()),
+                values_beta: sol
+                    .beta
+                    .as_ref()
+                    .filter(|upper| {
+                        // Both in lowest terms: equal exactly when their parts are.
+                        let (a, b) = (&sol.guesses, &upper.guesses);
+                        range.clone().any(|i| {
+                            a.value(i).numer() != b.value(i).numer()
+                                || a.value(i).denom() != b.value(i).denom()
+                        })
+                    })
+                    .map(|upper| range.clone().map(|i| upper.guesses.value(i)).collect()),
                 levels_white: cert.white_levels[range.clone()].to_vec(),
                 levels_black: black_levels[range].to_vec(),
             }

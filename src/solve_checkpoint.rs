@@ -10,6 +10,7 @@
 //! whose strategies are not moves of this graph are refused too. Values kept in a
 //! checkpoint are not trusted: the certificate checks every value that leaves a solve.
 
+use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
@@ -36,26 +37,53 @@ fn identity(graph: &Graph) -> (u64, u64) {
     (graph.nodes() as u64, graph.edge_count() as u64)
 }
 
-/// The file image of the states of a solve of `board` on `graph`.
-pub fn encode(board: Board, graph: &Graph, states: &[&BoundStateRef<'_>]) -> Vec<u8> {
-    let body = postcard::to_allocvec(states).expect("states serialise");
+/// The header of a body of `len` bytes with checksum `crc`.
+fn header(board: Board, graph: &Graph, len: u64, crc: u32) -> Vec<u8> {
     let (nodes, edges) = identity(graph);
-    let mut out = Vec::with_capacity(HEADER_LEN + body.len());
+    let mut out = Vec::with_capacity(HEADER_LEN);
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&[board.files(), board.ranks(), 0, 0]);
     out.extend_from_slice(&nodes.to_le_bytes());
     out.extend_from_slice(&edges.to_le_bytes());
-    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
-    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&len.to_le_bytes());
     out.extend_from_slice(&crc.to_le_bytes());
+    let header_crc = crc32fast::hash(&out);
+    out.extend_from_slice(&header_crc.to_le_bytes());
     debug_assert_eq!(out.len(), HEADER_LEN);
+    out
+}
+
+/// The file image of the states of a solve of `board` on `graph`.
+pub fn encode(board: Board, graph: &Graph, states: &[&BoundStateRef<'_>]) -> Vec<u8> {
+    let body = postcard::to_allocvec(states).expect("states serialise");
+    let mut out = header(board, graph, body.len() as u64, crc32fast::hash(&body));
     out.extend_from_slice(&body);
     out
 }
 
-/// Save the states atomically as `dir/solve.ckpt`; returns the file written.
+/// A writer that counts and checksums what passes through it.
+struct Summed<W> {
+    inner: W,
+    len: u64,
+    crc: crc32fast::Hasher,
+}
+
+impl<W: Write> Write for Summed<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.len += n as u64;
+        self.crc.update(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Save the states atomically as `dir/solve.ckpt`; returns the file written. The body is
+/// streamed to the file (a late 12x12 state holds gigabytes of values), and the header
+/// written last.
 pub fn save(
     dir: &Path,
     board: Board,
@@ -63,7 +91,20 @@ pub fn save(
     states: &[&BoundStateRef<'_>],
 ) -> Result<PathBuf, Error> {
     let path = path(dir);
-    crate::atomic::write_atomic(&path, &encode(board, graph, states))?;
+    crate::atomic::write_atomic_with(&path, |file| {
+        file.write_all(&[0; HEADER_LEN])?;
+        let body = Summed {
+            inner: BufWriter::with_capacity(1 << 20, &mut *file),
+            len: 0,
+            crc: crc32fast::Hasher::new(),
+        };
+        let mut body = postcard::to_io(states, body).map_err(std::io::Error::other)?;
+        body.flush()?;
+        let (len, crc) = (body.len, body.crc.clone().finalize());
+        drop(body);
+        file.seek(SeekFrom::Start(0))?;
+        file.write_all(&header(board, graph, len, crc))
+    })?;
     Ok(path)
 }
 
@@ -148,4 +189,33 @@ pub fn load(dir: &Path, board: Board, graph: &Graph) -> Result<Option<Vec<BoundS
             path: path.display().to_string(),
             reason,
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::Index;
+    use crate::solve::{self, Bound, Settings};
+
+    #[test]
+    fn streamed_saves_equal_the_image_and_load_back() {
+        let board = Board::new(3, 4).unwrap();
+        let graph = Graph::new(&Index::new(board));
+        let alpha =
+            solve::solve_bound(&graph, Bound::Alpha, &Settings::default(), &|_| true).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = save(dir.path(), board, &graph, &[&alpha.kept()]).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(bytes, encode(board, &graph, &[&alpha.kept()]));
+        let states = load(dir.path(), board, &graph).unwrap().unwrap();
+        assert_eq!(states.len(), 1);
+        assert_eq!(states[0].strategies, alpha.strategies);
+        assert_eq!(states[0].stats.rounds.len(), alpha.stats.rounds.len());
+        // Another board of the same size of graph is refused by name.
+        let other = Board::new(4, 3).unwrap();
+        let err = decode(&bytes, other, &graph).unwrap_err();
+        assert!(err.contains("not 4x3"), "{err}");
+        remove(dir.path());
+        assert!(load(dir.path(), board, &graph).unwrap().is_none());
+    }
 }

@@ -33,7 +33,9 @@ impl Progress {
             };
             bar.set_draw_target(ProgressDrawTarget::stderr());
             let template = match (method, max_iterations) {
-                (Method::Solve, _) => "{spinner} components {pos}/{len} {wide_bar} [{elapsed}]",
+                (Method::Solve, _) => {
+                    "{spinner} components {pos}/{len} {wide_bar} {msg} [{elapsed}]"
+                }
                 (_, Some(_)) => "{spinner} iteration {pos}/{len} {wide_bar} {msg} eta {eta}",
                 _ => "{spinner} iteration {pos} ({per_sec}) {msg} [{elapsed}]",
             };
@@ -97,6 +99,12 @@ impl Observer for Progress {
         if let Some(bar) = &self.bar {
             bar.set_length(total as u64);
             bar.set_position(done as u64);
+            bar.set_message("");
+        }
+    }
+    fn refinement(&self, positions: usize, bits: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!("system of {positions} positions: {bits} bits"));
         }
     }
     fn notice(&self, text: &str) {

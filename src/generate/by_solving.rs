@@ -61,7 +61,8 @@ impl Checkpoints<'_> {
 /// A line about a state resumed from.
 fn resumed_notice(name: &str, state: &BoundState) -> String {
     format!(
-        "{name}: resumed after {} exact evaluations, with {} systems solved and {} part-way",
+        "{name}: resumed after {} exact evaluations, with {} positions of the current one \
+         solved and {} systems part-way",
         state.stats.rounds.len(),
         state.evaluation.solved.len(),
         state.evaluation.running.len()
@@ -98,6 +99,7 @@ fn solve_bound(
                 r.black_switches
             )),
             Event::Components { done, total } => obs.components(done, total),
+            Event::Refinement { positions, bits } => obs.refinement(positions, bits),
         }
         true
     };

@@ -121,6 +121,8 @@ pub trait Observer: Sync {
     fn notice_detail(&self, _text: &str) {}
     /// The solve method's exact evaluation has solved `done` of `total` components.
     fn components(&self, _done: usize, _total: usize) {}
+    /// The solve method is refining a system of `positions` positions, now at `bits` bits.
+    fn refinement(&self, _positions: usize, _bits: u64) {}
 }
 
 /// An observer that reports nothing.
@@ -336,14 +338,6 @@ impl Solution {
             None => proves(cert, Bound::Beta),
         };
         proves(cert, Bound::Alpha) && beta
-    }
-
-    /// β of node `p`: `guesses` unless β was solved apart.
-    pub fn beta_value(&self, p: usize) -> &Value {
-        self.beta
-            .as_ref()
-            .map_or(&self.guesses, |b| &b.guesses)
-            .value(p)
     }
 
     /// T′ levels of every node: from the certificate of β.

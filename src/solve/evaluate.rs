@@ -20,9 +20,7 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use super::keep::{
-    EvalState, EvalStateRef, Keeper, RunningRef, RunningSystem, SolvedRef, SolvedSystem,
-};
+use super::keep::{EvalState, EvalStateRef, Keeper, RunningRef, RunningSystem, SolvedRef};
 use super::linear::{self, LinearError, Refinement, Row};
 use super::strategy::Strategies;
 use super::{Bound, Event, Progress, SolveError};
@@ -175,12 +173,18 @@ pub fn evaluate(
     )
 }
 
+/// Systems at least this large report their refinement rounds as progress.
+pub const REPORTED_SYSTEM: usize = 1000;
+
 /// A system's watch: asks the keeper whether to stop or save, and saves this system's
 /// refinement state with the systems solved before its level.
 struct SystemWatch<'a> {
     keeper: &'a Keeper<'a>,
+    progress: &'a Progress<'a>,
     members: &'a [u32],
-    solved: &'a [SolvedRef<'a>],
+    /// The positions of the levels before this one (all solved).
+    before: &'a [u32],
+    x: &'a [Value],
     save: &'a (dyn Fn(EvalStateRef<'_>) + Sync),
 }
 
@@ -191,9 +195,21 @@ impl linear::Watch for SystemWatch<'_> {
     fn due(&self) -> bool {
         self.keeper.due()
     }
+    fn round(&self, k: u64) {
+        if self.members.len() >= REPORTED_SYSTEM {
+            // Whether to stop is the keeper's to say; the answer is not needed here.
+            let _ = (self.progress)(Event::Refinement {
+                positions: self.members.len(),
+                bits: k,
+            });
+        }
+    }
     fn snapshot(&self, state: &Refinement) {
         (self.save)(EvalStateRef {
-            solved: self.solved.to_vec(),
+            solved: SolvedRef::At {
+                parts: vec![self.before],
+                x: self.x,
+            },
             running: vec![RunningRef {
                 members: self.members,
                 refinement: state,
@@ -213,6 +229,10 @@ struct Condensation {
     comp_of: Vec<u32>,
     /// The components of each depth, the sinks first.
     by_depth: Vec<Vec<u32>>,
+    /// The active positions level by level (the sinks' first).
+    by_level: Vec<u32>,
+    /// Where each level starts in `by_level` (one more entry than levels).
+    level_starts: Vec<usize>,
 }
 
 impl Condensation {
@@ -244,11 +264,22 @@ impl Condensation {
         for (c, &d) in depth.iter().enumerate() {
             by_depth[d as usize].push(c as u32);
         }
+        let mut by_level = Vec::with_capacity(members.len());
+        let mut level_starts = vec![0];
+        for level in &by_depth {
+            for &c in level {
+                let c = c as usize;
+                by_level.extend_from_slice(&members[starts[c] as usize..starts[c + 1] as usize]);
+            }
+            level_starts.push(by_level.len());
+        }
         Condensation {
             members,
             starts,
             comp_of,
             by_depth,
+            by_level,
+            level_starts,
         }
     }
 
@@ -261,33 +292,37 @@ impl Condensation {
         &self.members[self.starts[c as usize] as usize..self.starts[c as usize + 1] as usize]
     }
 
-    /// The kept form of the systems `done`, with values from `x`.
-    fn solved<'a>(&'a self, done: &[u32], x: &'a [Value]) -> Vec<SolvedRef<'a>> {
-        done.iter().map(|&c| SolvedRef::new(self.part(c), x)).collect()
+    /// The positions of the levels before `level`.
+    fn before(&self, level: usize) -> &[u32] {
+        &self.by_level[..self.level_starts[level]]
     }
 }
 
-/// What a resumed evaluation takes back, by each system's first member.
+/// What a resumed evaluation takes back: values by position, running systems by their
+/// first member.
 struct Kept {
-    solved: HashMap<u32, SolvedSystem>,
+    values: Vec<Option<Value>>,
     running: HashMap<u32, RunningSystem>,
 }
 
-/// A kept system: solved, or part-way.
+/// A kept component: solved, or a system part-way.
 enum Taken {
     Solved(Solved),
     Running(Refinement),
 }
 
 impl Kept {
-    fn new(from: EvalState) -> Kept {
+    fn new(from: EvalState, positions: usize) -> Kept {
+        // Nothing kept (a run from the start): no table of values at all.
+        let table = if from.solved.is_empty() { 0 } else { positions };
+        let mut values = vec![None; table];
+        for (p, v) in from.solved {
+            if let Some(slot) = values.get_mut(p as usize) {
+                *slot = Some(v);
+            }
+        }
         Kept {
-            solved: from
-                .solved
-                .into_iter()
-                .filter(|s| !s.members.is_empty() && s.members.len() == s.values.len())
-                .map(|s| (s.members[0], s))
-                .collect(),
+            values,
             running: from
                 .running
                 .into_iter()
@@ -297,13 +332,18 @@ impl Kept {
         }
     }
 
-    /// What was kept of the system of positions `part` (exactly these, in this order).
+    /// What was kept of the component of positions `part`: the values of all its
+    /// positions, or the refinement of exactly this system.
     fn take(&mut self, part: &[u32]) -> Option<Taken> {
-        let first = *part.first()?;
-        if let Some(s) = self.solved.remove(&first).filter(|s| s.members == part) {
-            let values = s.members.into_iter().zip(s.values).collect();
+        let kept = |p: u32| self.values.get(p as usize).is_some_and(Option::is_some);
+        if part.iter().all(|&p| kept(p)) {
+            let values = part
+                .iter()
+                .map(|&p| (p, self.values[p as usize].take().expect("checked")))
+                .collect();
             return Some(Taken::Solved((values, 0)));
         }
+        let first = *part.first()?;
         let r = self.running.remove(&first).filter(|r| r.members == part)?;
         Some(Taken::Running(r.refinement))
     }
@@ -354,18 +394,19 @@ pub fn evaluate_kept(
         depth: chain.by_depth.len(),
         ..EvalStats::default()
     };
-    let mut kept = Kept::new(from);
-    // Systems solved so far (component numbers), for saves.
-    let mut systems_done: Vec<u32> = Vec::new();
+    let mut kept = Kept::new(from, graph.positions());
     let mut done = 0;
-    for level in &chain.by_depth {
+    for (depth, level) in chain.by_depth.iter().enumerate() {
         let go_on = progress(Event::Components {
             done,
             total: chain.count(),
         }) && !keeper.stopping();
         if !go_on || keeper.due() {
             save(EvalStateRef {
-                solved: chain.solved(&systems_done, &x),
+                solved: SolvedRef::At {
+                    parts: vec![chain.before(depth)],
+                    x: &x,
+                },
                 running: Vec::new(),
             });
             if !go_on {
@@ -374,16 +415,17 @@ pub fn evaluate_kept(
         }
         done += level.len();
         let outcomes = solve_level(
-            level,
+            (depth, level),
             &chain,
+            progress,
             strategies,
             &x,
             &mut kept,
             keeper,
-            &chain.solved(&systems_done, &x),
             save,
         );
         let mut stopped: Vec<(u32, Refinement)> = Vec::new();
+        let mut finished: Vec<u32> = Vec::new();
         let mut skipped = false;
         for (&c, outcome) in level.iter().zip(outcomes) {
             match outcome {
@@ -392,8 +434,8 @@ pub fn evaluate_kept(
                         stats.systems += 1;
                         stats.largest = stats.largest.max(values.len());
                         stats.max_bits = stats.max_bits.max(bits);
-                        systems_done.push(c);
                     }
+                    finished.push(c);
                     for (p, v) in values {
                         x[p as usize] = v;
                     }
@@ -404,8 +446,10 @@ pub fn evaluate_kept(
             }
         }
         if !stopped.is_empty() || skipped {
+            let mut parts = vec![chain.before(depth)];
+            parts.extend(finished.iter().map(|&c| chain.part(c)));
             save(EvalStateRef {
-                solved: chain.solved(&systems_done, &x),
+                solved: SolvedRef::At { parts, x: &x },
                 running: stopped
                     .iter()
                     .map(|(c, state)| RunningRef {
@@ -421,25 +465,22 @@ pub fn evaluate_kept(
     Ok((x, stats))
 }
 
-/// Solve the components of one level in parallel, from what was kept of them where
-/// anything was; `before` are the systems solved in earlier levels (for saves).
+/// Solve the components of one level (its depth and components) in parallel, from what
+/// was kept of them where anything was.
 #[allow(clippy::too_many_arguments)]
 fn solve_level(
-    level: &[u32],
+    (depth, level): (usize, &[u32]),
     chain: &Condensation,
+    progress: &Progress<'_>,
     strategies: &Strategies,
     x: &[Value],
     kept: &mut Kept,
     keeper: &Keeper<'_>,
-    before: &[SolvedRef<'_>],
     save: &(dyn Fn(EvalStateRef<'_>) + Sync),
 ) -> Vec<Outcome> {
     let mut taken: HashMap<u32, Mutex<Option<Taken>>> = HashMap::new();
     for &c in level {
-        let part = chain.part(c);
-        if part.len() > 1
-            && let Some(t) = kept.take(part)
-        {
+        if let Some(t) = kept.take(chain.part(c)) {
             taken.insert(c, Mutex::new(Some(t)));
         }
     }
@@ -458,8 +499,10 @@ fn solve_level(
             }
             let watch = SystemWatch {
                 keeper,
+                progress,
                 members: part,
-                solved: before,
+                before: chain.before(depth),
+                x,
                 save,
             };
             match solve_component(part, strategies, x, &chain.comp_of, c, from, &watch) {

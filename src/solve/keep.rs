@@ -1,17 +1,16 @@
 //! What a solve keeps so that it can be stopped and resumed: the strategies of the bound
-//! being solved, the systems of the current evaluation already solved (their values), and
-//! the refinement state of systems part-way through ([`Refinement`]).
+//! being solved, the exact values of every position the current evaluation has solved
+//! (whole levels of the condensation, and the systems finished in the level under way),
+//! and the refinement state of systems part-way through ([`Refinement`]).
 //!
-//! The single-position components of an evaluation are not kept: they are exact means,
-//! recomputed on resumption from the kept systems below them. The state is handed to a
-//! sink (the generator writes it to a checkpoint file) when the run is stopping, and at
-//! most once every `every` while it runs; a resumed solve does exactly what the
-//! uninterrupted one would have done. Nothing kept is trusted: a kept value or strategy
-//! that is wrong can only make the final certificate fail, never pass.
+//! The state is handed to a sink (the generator writes it to a checkpoint file) when the
+//! run is stopping, and at most once every `every` while it runs; a resumed solve does
+//! exactly what the uninterrupted one would have done. Nothing kept is trusted: a kept
+//! value or strategy that is wrong can only make the final certificate fail, never pass.
 //!
-//! Kept states are written from borrowed data ([`BoundStateRef`]) so that a periodic save
-//! copies nothing, and read back as owned data ([`BoundState`]); both have the same
-//! postcard encoding (a slice and a vector encode alike).
+//! Kept states are written from borrowed data ([`BoundStateRef`]) so that a save copies
+//! nothing, and read back as owned data ([`BoundState`]); both have the same postcard
+//! encoding (a slice and a vector encode alike).
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -23,16 +22,6 @@ use super::linear::Refinement;
 use super::{Bound, SolveStats, Strategies};
 use crate::graph::Graph;
 use crate::guess::Value;
-
-/// A system solved in the current evaluation: its positions in the order the evaluation
-/// found them, and their exact values.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-pub struct SolvedSystem {
-    /// The component's positions.
-    pub members: Vec<u32>,
-    /// Their exact values, in the same order.
-    pub values: Vec<Value>,
-}
 
 /// A system part-way through its refinement.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -46,8 +35,8 @@ pub struct RunningSystem {
 /// What the evaluation of the current strategies has done.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 pub struct EvalState {
-    /// Systems solved.
-    pub solved: Vec<SolvedSystem>,
+    /// Positions solved, with their exact values.
+    pub solved: Vec<(u32, Value)>,
     /// Systems part-way through.
     pub running: Vec<RunningSystem>,
 }
@@ -69,42 +58,37 @@ pub struct BoundState {
     pub evaluation: EvalState,
 }
 
-/// A system's values, serialised as a sequence: read from the node values at its
-/// members, or already in order.
-#[derive(Clone, Copy)]
-enum Values<'a> {
-    At { members: &'a [u32], x: &'a [Value] },
-    InOrder(&'a [Value]),
+/// Solved positions, borrowed: encodes as `Vec<(u32, Value)>`.
+pub enum SolvedRef<'a> {
+    /// The positions of `parts` (a few lists), with their values read from `x`.
+    At {
+        /// Lists of positions.
+        parts: Vec<&'a [u32]>,
+        /// The value of every node.
+        x: &'a [Value],
+    },
+    /// Pairs already made.
+    Pairs(&'a [(u32, Value)]),
 }
 
-impl Serialize for Values<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Values::At { members, x } => {
-                let mut seq = s.serialize_seq(Some(members.len()))?;
-                for &m in *members {
-                    seq.serialize_element(&x[m as usize])?;
-                }
-                seq.end()
-            }
-            Values::InOrder(values) => values.serialize(s),
-        }
+impl Default for SolvedRef<'_> {
+    fn default() -> Self {
+        SolvedRef::Pairs(&[])
     }
 }
 
-/// A solved system, borrowed: encodes as [`SolvedSystem`].
-#[derive(Serialize, Clone, Copy)]
-pub struct SolvedRef<'a> {
-    members: &'a [u32],
-    values: Values<'a>,
-}
-
-impl<'a> SolvedRef<'a> {
-    /// The system of positions `members`, whose values are in `x`.
-    pub fn new(members: &'a [u32], x: &'a [Value]) -> SolvedRef<'a> {
-        SolvedRef {
-            members,
-            values: Values::At { members, x },
+impl Serialize for SolvedRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            SolvedRef::At { parts, x } => {
+                let len = parts.iter().map(|p| p.len()).sum();
+                let mut seq = s.serialize_seq(Some(len))?;
+                for &p in parts.iter().flat_map(|part| part.iter()) {
+                    seq.serialize_element(&(p, &x[p as usize]))?;
+                }
+                seq.end()
+            }
+            SolvedRef::Pairs(pairs) => pairs.serialize(s),
         }
     }
 }
@@ -121,8 +105,8 @@ pub struct RunningRef<'a> {
 /// An evaluation's progress, borrowed: encodes as [`EvalState`].
 #[derive(Serialize, Default)]
 pub struct EvalStateRef<'a> {
-    /// Systems solved.
-    pub solved: Vec<SolvedRef<'a>>,
+    /// Positions solved.
+    pub solved: SolvedRef<'a>,
     /// Systems part-way through.
     pub running: Vec<RunningRef<'a>>,
 }
@@ -165,40 +149,44 @@ impl BoundState {
             && chosen(&self.strategies.black, false)
             && self.white_levels.len() == graph.nodes()
             && self.black_levels.len() == graph.nodes()
-            && self.evaluation.solved.iter().all(|s| {
-                s.members.len() == s.values.len() && s.members.iter().all(|&m| (m as usize) < n)
-            })
+            && self
+                .evaluation
+                .solved
+                .iter()
+                .all(|(p, _)| (*p as usize) < n)
+            && self
+                .evaluation
+                .running
+                .iter()
+                .all(|r| r.members.iter().all(|&m| (m as usize) < n))
     }
 
-    /// The same state, borrowed (for writing).
-    pub fn as_ref(&self) -> BoundStateRef<'_> {
+    /// The state with `evaluation` in place of its own, borrowed (for writing).
+    pub fn kept<'a>(&'a self, evaluation: EvalStateRef<'a>) -> BoundStateRef<'a> {
         BoundStateRef {
             bound: self.bound,
             stats: &self.stats,
             strategies: &self.strategies,
             white_levels: &self.white_levels,
             black_levels: &self.black_levels,
-            evaluation: EvalStateRef {
-                solved: self
-                    .evaluation
-                    .solved
-                    .iter()
-                    .map(|s| SolvedRef {
-                        members: &s.members,
-                        values: Values::InOrder(&s.values),
-                    })
-                    .collect(),
-                running: self
-                    .evaluation
-                    .running
-                    .iter()
-                    .map(|r| RunningRef {
-                        members: &r.members,
-                        refinement: &r.refinement,
-                    })
-                    .collect(),
-            },
+            evaluation,
         }
+    }
+
+    /// The same state, borrowed (for writing).
+    pub fn as_ref(&self) -> BoundStateRef<'_> {
+        self.kept(EvalStateRef {
+            solved: SolvedRef::Pairs(&self.evaluation.solved),
+            running: self
+                .evaluation
+                .running
+                .iter()
+                .map(|r| RunningRef {
+                    members: &r.members,
+                    refinement: &r.refinement,
+                })
+                .collect(),
+        })
     }
 }
 
@@ -296,7 +284,7 @@ mod tests {
                 attempts: 1,
             },
         };
-        let members = [2u32, 0];
+        let (first, second) = ([2u32, 0], [1u32]);
         let state = BoundStateRef {
             bound: Bound::Beta,
             stats: &stats,
@@ -304,7 +292,10 @@ mod tests {
             white_levels: &[4, 5, 6],
             black_levels: &[7, 8, 9],
             evaluation: EvalStateRef {
-                solved: vec![SolvedRef::new(&members, &x)],
+                solved: SolvedRef::At {
+                    parts: vec![&first, &second],
+                    x: &x,
+                },
                 running: vec![RunningRef {
                     members: &[1],
                     refinement: &refinement,
@@ -319,10 +310,7 @@ mod tests {
         assert_eq!(back.white_levels, vec![4, 5, 6]);
         assert_eq!(
             back.evaluation.solved,
-            vec![SolvedSystem {
-                members: vec![2, 0],
-                values: vec![v(5, 9), v(1, 3)],
-            }]
+            vec![(2, v(5, 9)), (0, v(1, 3)), (1, v(2, 7))]
         );
         assert_eq!(back.evaluation.running[0].refinement, refinement);
         // And back again: the owned state re-encodes to the same bytes.

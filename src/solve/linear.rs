@@ -89,6 +89,8 @@ pub trait Watch: Sync {
     fn due(&self) -> bool;
     /// Keep a snapshot of the state (for a checkpoint).
     fn snapshot(&self, state: &Refinement);
+    /// A round ended with the scale at `k` bits (for progress displays).
+    fn round(&self, _k: u64) {}
 }
 
 /// A watch that never stops and keeps nothing.
@@ -232,6 +234,7 @@ pub fn solve(
             fold(&mut high, &mut block, &mut block_bits);
         }
         k += step;
+        watch.round(k);
         stats.rounds += 1;
         let e_new = r.iter().map(|x| x.bits()).max().unwrap_or(0);
         // Bits gained on the residual in x's scale this round. Once the residual is down

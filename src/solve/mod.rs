@@ -155,6 +155,14 @@ pub enum Event<'a> {
     Stage(&'a str),
     /// A round finished.
     Round(&'a Round),
+    /// A large system's refinement has reached `bits` bits of scale (systems of at least
+    /// [`evaluate::REPORTED_SYSTEM`] positions, after each round).
+    Refinement {
+        /// Positions of the system.
+        positions: usize,
+        /// Bits of the scale so far.
+        bits: u64,
+    },
     /// An exact evaluation has solved `done` of `total` components.
     Components {
         /// Components solved.
@@ -261,45 +269,16 @@ pub fn solve_bound_kept(
             Err(SolveError::Stopped)
         }
     };
-    let state = match from {
+    let mut now = match from {
         Some(state) if state.bound == bound && state.fits(graph) => state,
         _ => first_strategies(graph, bound, settings, &go_on)?,
     };
-    let BoundState {
-        mut stats,
-        mut strategies,
-        white_levels: lw,
-        black_levels: lb,
-        evaluation,
-        ..
-    } = state;
-    let mut evaluation = Some(evaluation);
     loop {
         if let Err(stop) = go_on(Event::Stage("exact")) {
-            keeper.keep(&BoundStateRef {
-                bound,
-                stats: &stats,
-                strategies: &strategies,
-                white_levels: &lw,
-                black_levels: &lb,
-                evaluation: EvalStateRef::default(),
-            });
+            keeper.keep(&now.kept(EvalStateRef::default()));
             return Err(stop);
         }
-        let values = improve_until_richman(
-            graph,
-            bound,
-            settings,
-            &mut Current {
-                strategies: &mut strategies,
-                lw: &lw,
-                lb: &lb,
-                stats: &mut stats,
-                evaluation: &mut evaluation,
-            },
-            progress,
-            keeper,
-        )?;
+        let values = improve_until_richman(graph, settings, &mut now, progress, keeper)?;
         // Stopped from here on, a resumed run evaluates the final strategies again.
         go_on(Event::Stage("certify"))?;
         let t = Instant::now();
@@ -307,15 +286,15 @@ pub fn solve_bound_kept(
         values.truncate(graph.positions());
         let guesses = guesses_of(values);
         let cert = certificate::certify(&guesses, graph);
-        stats.certify_seconds += t.elapsed().as_secs_f64();
-        stats.certificates += 1;
+        now.stats.certify_seconds += t.elapsed().as_secs_f64();
+        now.stats.certificates += 1;
         if proves(&cert, bound) {
             return Ok(Candidate {
                 guesses,
                 certificate: cert,
-                stats,
-                strategies,
-                levels: (lw, lb),
+                stats: now.stats,
+                strategies: now.strategies,
+                levels: (now.white_levels, now.black_levels),
             });
         }
         if !cert.violations.is_empty() {
@@ -324,64 +303,57 @@ pub fn solve_bound_kept(
                 cert.violations.len()
             )));
         }
-        if stats.certificates >= settings.max_certificates {
+        if now.stats.certificates >= settings.max_certificates {
             return Err(SolveError::Failed(format!(
                 "after {} certificates the values are still not proved to be {bound:?}",
-                stats.certificates
+                now.stats.certificates
             )));
         }
         let exact = strategy::Exact::new((0..graph.nodes()).map(|i| guesses.value(i)));
-        strategies = strategy::from_certificate(graph, &exact, &cert, &strategies);
+        now.strategies = strategy::from_certificate(graph, &exact, &cert, &now.strategies);
     }
 }
 
-/// The state of a solve that improvement works on.
-struct Current<'a> {
-    strategies: &'a mut Strategies,
-    lw: &'a [u32],
-    lb: &'a [u32],
-    stats: &'a mut SolveStats,
-    /// A kept evaluation of the current strategies, for the first evaluation only.
-    evaluation: &'a mut Option<EvalState>,
-}
-
-/// Evaluate and improve until no move switches; returns the exact values of every node.
+/// Evaluate and improve `now`'s strategies until no move switches (the first evaluation
+/// from `now`'s kept evaluation); returns the exact values of every node.
 fn improve_until_richman(
     graph: &Graph,
-    bound: Bound,
     settings: &Settings,
-    now: &mut Current<'_>,
+    now: &mut BoundState,
     progress: &Progress<'_>,
     keeper: &Keeper<'_>,
 ) -> Result<Vec<Value>, SolveError> {
-    let strategies = &mut *now.strategies;
-    let (lw, lb) = (now.lw, now.lb);
-    let stats = &mut *now.stats;
     loop {
-        if stats.rounds.len() as u32 >= settings.max_rounds {
+        if now.stats.rounds.len() as u32 >= settings.max_rounds {
             return Err(SolveError::Failed(format!(
                 "strategy improvement did not settle in {} rounds",
                 settings.max_rounds
             )));
         }
         let t = Instant::now();
-        let from = now.evaluation.take().unwrap_or_default();
-        let save = |evaluation: EvalStateRef<'_>| {
-            keeper.keep(&BoundStateRef {
-                bound,
-                stats,
-                strategies,
-                white_levels: lw,
-                black_levels: lb,
-                evaluation,
-            })
+        let from = std::mem::take(&mut now.evaluation);
+        let (values, evaluation) = {
+            let save = |evaluation: EvalStateRef<'_>| keeper.keep(&now.kept(evaluation));
+            evaluate::evaluate_kept(
+                graph,
+                &now.strategies,
+                now.bound,
+                progress,
+                from,
+                keeper,
+                &save,
+            )?
         };
-        let (values, evaluation) =
-            evaluate::evaluate_kept(graph, strategies, bound, progress, from, keeper, &save)?;
         let evaluate_seconds = t.elapsed().as_secs_f64();
         let t = Instant::now();
         let exact = strategy::Exact::new(values.iter());
-        let (white_switches, black_switches) = strategy::improve(graph, &exact, strategies, lw, lb);
+        let (white_switches, black_switches) = strategy::improve(
+            graph,
+            &exact,
+            &mut now.strategies,
+            &now.white_levels,
+            &now.black_levels,
+        );
         let round = Round {
             evaluation,
             white_switches,
@@ -390,17 +362,10 @@ fn improve_until_richman(
             improve_seconds: t.elapsed().as_secs_f64(),
         };
         let go_on = progress(Event::Round(&round)) && !keeper.stopping();
-        stats.rounds.push(round);
+        now.stats.rounds.push(round);
         if !go_on {
             // The improved strategies, to be evaluated on resumption.
-            keeper.keep(&BoundStateRef {
-                bound,
-                stats,
-                strategies,
-                white_levels: lw,
-                black_levels: lb,
-                evaluation: EvalStateRef::default(),
-            });
+            keeper.keep(&now.kept(EvalStateRef::default()));
             return Err(SolveError::Stopped);
         }
         if white_switches + black_switches == 0 {
