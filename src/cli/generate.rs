@@ -326,7 +326,7 @@ pub(super) struct Args {
     pub checkpoint_every: Option<u32>,
     /// With --method solve: also save the solve's state to DIR/FxR/solve.ckpt every S
     /// seconds while it runs (it is always saved when the run is stopped by Ctrl-C or
-    /// SIGTERM: strategies, the systems solved, the refinement of those under way).
+    /// SIGTERM: strategies, the values solved so far, the refinement of systems under way).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), value_name = "S")]
     pub checkpoint_seconds: Option<u64>,
     /// Continue from the newest valid checkpoint in DIR/FxR (from the start if there is
