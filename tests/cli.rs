@@ -475,7 +475,7 @@ fn iteration_flags_are_refused_with_the_solve_method() {
     for extra in [
         &["--max-iterations", "5"][..],
         &["--checkpoint-every", "5"][..],
-        &["--resume"][..],
+        &["--guesses"][..],
     ] {
         let mut args = vec![
             "generate", "--board", "4x4", "--method", "solve", "--out", out,
@@ -490,4 +490,10 @@ fn iteration_flags_are_refused_with_the_solve_method() {
         "generate", "--board", "4x4", "--method", "guess", "--out", out,
     ]);
     assert_eq!(code, 2, "{stderr}");
+    // `--resume` serves both methods (the solve method's own checkpoint, none here yet).
+    let (code, _, stderr) = bidtb(&[
+        "generate", "--board", "4x4", "--method", "solve", "--out", out, "--resume",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("no checkpoint to resume from"), "{stderr}");
 }
