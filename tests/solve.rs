@@ -270,3 +270,79 @@ fn stopped_evaluations_resume_to_the_same_values() {
         "{with_refinements} {with_systems} {total} {whole:?}"
     );
 }
+
+/// Solves stopped anywhere (before their first strategies, inside an evaluation, between
+/// improvement rounds, before the certificate) and resumed from what they kept end on the
+/// uninterrupted values after as many rounds: with blind first strategies (several rounds)
+/// on a small board, and for both bounds on a game where they differ.
+#[test]
+fn stopped_solves_resume_to_the_same_values() {
+    use bidtb::solve::keep::{BoundStateRef, Keeper};
+    use bidtb::solve::{BoundState, solve_bound_kept};
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let real = Graph::new(&Index::new(Board::new(5, 4).unwrap()));
+    let mixed = mixed_game();
+    let blind = Settings {
+        max_sweeps: 0,
+        ..Settings::default()
+    };
+    let cases = [
+        (&real, Bound::Alpha, blind),
+        (&mixed, Bound::Alpha, Settings::default()),
+        (&mixed, Bound::Beta, Settings::default()),
+    ];
+    for (graph, bound, settings) in cases {
+        let n = graph.positions();
+        let whole = solve_bound(graph, bound, &settings);
+        let mut resumed = 0;
+        // Every stop point of the small game, every fourth of the board's.
+        let step = if n > 100 { 4 } else { 1 };
+        for stop_after in (0..5000).step_by(step) {
+            let asked = AtomicUsize::new(0);
+            let stop = || asked.fetch_add(1, Ordering::SeqCst) >= stop_after;
+            let kept: Mutex<Option<Vec<u8>>> = Mutex::new(None);
+            let sink = |state: &BoundStateRef<'_>| {
+                *kept.lock().unwrap() = Some(postcard::to_allocvec(&[state][..]).unwrap());
+            };
+            let keeper = Keeper::new(&stop, None, &sink);
+            match solve_bound_kept(graph, bound, &settings, &quiet(), None, &keeper) {
+                Ok(c) => {
+                    // Finished before the stop: every stop point was tried.
+                    assert!(c.values(n) == whole.values(n));
+                    break;
+                }
+                Err(SolveError::Stopped) => {}
+                Err(SolveError::Failed(why)) => panic!("{why}"),
+            }
+            // Stopped before the first strategies: nothing to keep.
+            let Some(bytes) = kept.lock().unwrap().take() else {
+                continue;
+            };
+            let states: Vec<BoundState> = postcard::from_bytes(&bytes).unwrap();
+            let from = states.into_iter().next();
+            let c =
+                solve_bound_kept(graph, bound, &settings, &quiet(), from, &Keeper::none()).unwrap();
+            assert!(
+                c.values(n) == whole.values(n),
+                "{bound:?} after {stop_after}"
+            );
+            // Stopped before the certificate, the resumed run re-checks the final moves
+            // from the kept values: one more round in its statistics.
+            let rounds = c.stats.rounds.len();
+            assert!(
+                rounds == whole.stats.rounds.len() || rounds == whole.stats.rounds.len() + 1,
+                "{rounds}"
+            );
+            resumed += 1;
+        }
+        assert!(resumed >= 3, "{bound:?}: {resumed}");
+        if bound == Bound::Alpha && n > 100 {
+            assert!(
+                whole.stats.rounds.len() > 1,
+                "blind strategies take several rounds"
+            );
+        }
+    }
+}

@@ -5,7 +5,9 @@
 //!
 //! The state is handed to a sink (the generator writes it to a checkpoint file) when the
 //! run is stopping, and at most once every `every` while it runs; a resumed solve does
-//! exactly what the uninterrupted one would have done. Nothing kept is trusted: a kept
+//! what the uninterrupted one would have done from there (stopped just before its
+//! certificate, with every value kept, it checks the final moves once more: one more
+//! round in its statistics, the same values). Nothing kept is trusted: a kept
 //! value or strategy that is wrong can only make the final certificate fail, never pass.
 //!
 //! Kept states are written from borrowed data ([`BoundStateRef`]) so that a save copies

@@ -33,7 +33,7 @@ use crate::guess::{Guesses, Value};
 pub use evaluate::EvalStats;
 pub use keep::{BoundState, BoundStateRef, Keeper};
 
-use keep::{EvalState, EvalStateRef};
+use keep::{EvalState, EvalStateRef, SolvedRef};
 pub use strategy::Strategies;
 
 /// Which limit a solve aims at: α (play that never ends counts as a win for Black) or β
@@ -279,8 +279,19 @@ pub fn solve_bound_kept(
             return Err(stop);
         }
         let values = improve_until_richman(graph, settings, &mut now, progress, keeper)?;
-        // Stopped from here on, a resumed run evaluates the final strategies again.
-        go_on(Event::Stage("certify"))?;
+        if let Err(stop) = go_on(Event::Stage("certify")) {
+            // Every value is known: a resumed run takes them all back, finds no better
+            // move (one more round in its statistics) and certifies.
+            let all: Vec<u32> = (0..graph.positions() as u32).collect();
+            keeper.keep(&now.kept(EvalStateRef {
+                solved: SolvedRef::At {
+                    parts: vec![&all],
+                    x: &values,
+                },
+                running: Vec::new(),
+            }));
+            return Err(stop);
+        }
         let t = Instant::now();
         let mut values = values;
         values.truncate(graph.positions());
@@ -363,13 +374,13 @@ fn improve_until_richman(
         };
         let go_on = progress(Event::Round(&round)) && !keeper.stopping();
         now.stats.rounds.push(round);
+        if white_switches + black_switches == 0 {
+            return Ok(values);
+        }
         if !go_on {
             // The improved strategies, to be evaluated on resumption.
             keeper.keep(&now.kept(EvalStateRef::default()));
             return Err(SolveError::Stopped);
-        }
-        if white_switches + black_switches == 0 {
-            return Ok(values);
         }
     }
 }
