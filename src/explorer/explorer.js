@@ -187,6 +187,9 @@ function showProbe(p) {
   $("class").textContent = `${p.board} ${p.class}`;
   $("value").textContent = p.value;
   $("decimal").textContent = decimal(p.value, 20);
+  // Tables of format version 2 keep β where it lies above α; the value shown is α.
+  $("beta").hidden = !p.beta;
+  $("beta").textContent = p.beta ? ` (that is α; β = ${p.beta} ≈ ${decimal(p.beta, 20)})` : "";
   const best = (m) => m.length ? `${m[0].move} → ${m[0].value}` : "no move";
   $("best-white").textContent = best(p.white);
   $("best-black").textContent = best(p.black);
