@@ -8,6 +8,29 @@ use common::bidtb;
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+/// Pseudo-random moments for signals, from a seed printed so that a failure can be replayed.
+struct Schedule(u64);
+
+impl Schedule {
+    fn new(what: &str) -> Schedule {
+        let seed = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64;
+        eprintln!("{what} schedule seed {seed}");
+        Schedule(seed)
+    }
+
+    /// The next number below `n` (a linear congruential step).
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
 /// Everything a finished run leaves in `DIR/board`, with the timings and the kernel's
 /// work statistics (which describe the last process, not the result) taken out.
 fn result(dir: &Path, board: &str) -> Vec<(String, Vec<u8>)> {
@@ -41,11 +64,7 @@ fn killed_runs_resume_to_the_uninterrupted_result() {
 
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let mut seed = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as u64;
-    eprintln!("kill schedule seed {seed}");
+    let mut schedule = Schedule::new("kill");
     // Kill runs until at least five were killed mid-run, two of them after resuming from a
     // checkpoint (kills landing before the first checkpoint or after the end don't count).
     let (mut kills, mut resumed_kills) = (0, 0);
@@ -53,10 +72,7 @@ fn killed_runs_resume_to_the_uninterrupted_result() {
         if kills >= 5 && resumed_kills >= 2 {
             break;
         }
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let after = Duration::from_millis(100 + (seed >> 33) % 600);
+        let after = Duration::from_millis(100 + schedule.below(600));
         let resuming = std::fs::read_dir(dir.path().join("6x6"))
             .map(|r| {
                 r.flatten()
@@ -289,11 +305,7 @@ fn stopped_and_killed_solve_runs_resume_to_the_uninterrupted_result() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     let ckpt = dir.path().join("9x9/solve.ckpt");
-    let mut seed = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as u64;
-    eprintln!("signal schedule seed {seed}");
+    let mut schedule = Schedule::new("signal");
     // Ctrl-C until two runs were stopped with their state saved, one of them after resuming
     // from a saved state.
     let (mut saved, mut saved_after_resuming) = (0, 0);
@@ -301,16 +313,13 @@ fn stopped_and_killed_solve_runs_resume_to_the_uninterrupted_result() {
         if saved >= 2 && saved_after_resuming >= 1 {
             break;
         }
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
         // A resumed run is shorter (no floating point, no first strategies).
         let span = if ckpt.exists() {
             whole / 3
         } else {
             whole * 3 / 4
         };
-        let after = Duration::from_millis(whole / 10 + (seed >> 33) % (span + 1));
+        let after = Duration::from_millis(whole / 10 + schedule.below(span + 1));
         let (code, stderr) = signalled_solve("9x9", d, &["--resume"], "-INT", after);
         assert!(!stderr.contains("panicked"), "{stderr}");
         match code {
@@ -340,25 +349,30 @@ fn stopped_and_killed_solve_runs_resume_to_the_uninterrupted_result() {
     // Killed (SIGKILL: no chance to save) with periodic saves every second.
     let killed = tempfile::tempdir().unwrap();
     let k = killed.path().to_str().unwrap();
-    let (code, _) = signalled_solve(
-        "9x9",
-        k,
-        &["--checkpoint-seconds", "1"],
-        "-KILL",
-        Duration::from_millis(3000),
-    );
-    if code == -1 {
-        assert!(
-            killed.path().join("9x9/solve.ckpt").exists(),
-            "no periodic save"
-        );
-        let (code, _, stderr) = bidtb(&[&solve[..], &["--out", k, "--resume"]].concat());
-        assert_eq!(code, 0, "{stderr}");
-        assert_eq!(
-            solve_result(killed.path(), "9x9"),
-            solve_result(plain.path(), "9x9")
-        );
+    let saved = killed.path().join("9x9/solve.ckpt");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bidtb"))
+        .args([&solve[..], &["--out", k, "--checkpoint-seconds", "1"]].concat())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // SIGKILL as soon as the first periodic save is there (it is complete once visible).
+    while !saved.exists() && child.try_wait().unwrap().is_none() {
+        std::thread::sleep(Duration::from_millis(10));
     }
+    let _ = child.kill();
+    let status = child.wait().unwrap();
+    assert!(
+        saved.exists(),
+        "no periodic save before the run ended ({status})"
+    );
+    let (code, _, stderr) = bidtb(&[&solve[..], &["--out", k, "--resume"]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("alpha: resumed after"), "{stderr}");
+    assert_eq!(
+        solve_result(killed.path(), "9x9"),
+        solve_result(plain.path(), "9x9")
+    );
 }
 
 #[test]
