@@ -1,7 +1,7 @@
 //! Value maps: for a position, the value with the black king on each square of the board and
 //! everything else where it is (the heatmap of `bidtb map` and of `/api/map`).
 
-use num_traits::{One, ToPrimitive};
+use num_traits::ToPrimitive;
 use serde_json::json;
 
 use crate::error::Error;
@@ -66,14 +66,9 @@ impl ValueMap {
                 there.bk = t;
             }
             let entry = tb.entry(board, &there)?;
-            // Under the mirror, α is 1 − β of the table position and β is 1 − α.
-            let (alpha, beta) = match (mirrored, entry.beta) {
-                (false, beta) => (entry.value, beta),
-                (true, None) => (Value::one() - entry.value, None),
-                (true, Some(b)) => (Value::one() - b, Some(Value::one() - entry.value)),
-            };
-            values.push(Some(alpha));
-            betas.push(beta);
+            let entry = if mirrored { entry.flipped() } else { entry };
+            values.push(Some(entry.value));
+            betas.push(entry.beta);
         }
         Ok(ValueMap {
             board,

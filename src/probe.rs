@@ -71,7 +71,7 @@ impl Entry {
 
     /// The same entry seen from the colour-flipped side: 1 − value, closures swapped;
     /// where α < β, the flipped α is 1 − β and the flipped β is 1 − α.
-    fn flipped(self) -> Entry {
+    pub fn flipped(self) -> Entry {
         let (alpha, beta) = match self.beta {
             Some(beta) => (beta, Some(self.value)),
             None => (self.value, None),

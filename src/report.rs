@@ -117,7 +117,10 @@ pub fn alpha_below_beta_lines(sol: &Solution) -> String {
 /// and are never written as tables.
 pub fn table_contents(sol: &Solution) -> Option<Vec<crate::table::Contents<'_>>> {
     let cert = sol.certificate.as_ref()?;
-    let black_levels = sol.black_levels()?;
+    let beta_cert = sol.beta_certificate()?;
+    // β solved apart: its own equations must hold too (`converged` speaks for α's).
+    let certified_beta = beta_cert.beta_failures.is_empty()
+        && (sol.beta.is_none() || beta_cert.violations.is_empty());
     let classes = sol.index.classes();
     let contents = classes
         .iter()
@@ -133,13 +136,7 @@ pub fn table_contents(sol: &Solution) -> Option<Vec<crate::table::Contents<'_>>>
                 stable_at: rep.stable_at,
                 converged: sol.converged(),
                 certified_alpha: cert.alpha_failures.is_empty(),
-                certified_beta: match &sol.beta {
-                    // β apart: its own equations must hold too (`converged` is α's).
-                    Some(upper) => {
-                        crate::solve::proves(&upper.certificate, crate::solve::Bound::Beta)
-                    }
-                    None => cert.beta_failures.is_empty(),
-                },
+                certified_beta,
                 keys: (0..class.len()).map(|i| class.key(i) as u32).collect(),
                 values: range.clone().map(|i| sol.guesses.value(i)).collect(),
                 // Version 2 only for classes with α < β somewhere; the others keep
@@ -157,7 +154,7 @@ pub fn table_contents(sol: &Solution) -> Option<Vec<crate::table::Contents<'_>>>
                     })
                     .map(|upper| range.clone().map(|i| upper.guesses.value(i)).collect()),
                 levels_white: cert.white_levels[range.clone()].to_vec(),
-                levels_black: black_levels[range].to_vec(),
+                levels_black: beta_cert.black_levels[range].to_vec(),
             }
         })
         .collect();

@@ -17,11 +17,12 @@ use crate::certificate;
 use crate::error::Error;
 use crate::geometry::Board;
 use crate::graph::Graph;
-use crate::guess::{Guesses, Value};
+use crate::guess::Value;
 use crate::index::Index;
 use crate::position::Material;
 use crate::probe::Tablebase;
 use crate::rational::{cmp_shadowed, is_reduced, shadow};
+use crate::solve::guesses_of;
 
 /// What verification found in one class.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -53,12 +54,6 @@ pub struct BoardCheck {
     pub classes: std::collections::BTreeMap<String, ClassCheck>,
     /// Problems with the files themselves (wrong positions, bad dictionary, flags), if any.
     pub problems: Vec<String>,
-}
-
-/// Exact values with fixed-point images wide enough for the certificate's comparisons.
-fn guesses_of(values: Vec<Value>) -> Guesses {
-    let bits = values.iter().map(|v| v.denom().bits()).max().unwrap_or(1) as usize;
-    Guesses::from_values(values, (2 * bits / 64 + 2).clamp(2, 8))
 }
 
 /// Verify every class of `board` in `tables`. Errors are for files that cannot be read at

@@ -146,6 +146,27 @@ fn a_capped_run_continues_past_its_cap() {
     assert_eq!(result(dir.path(), "5x4"), result(plain.path(), "5x4"));
 }
 
+/// The checkpoint `ck` (whose good bytes are `good`) damaged at about `samples` offsets,
+/// truncated there or with a bit flipped: `bidtb` with `args` refuses each one, naming the
+/// file, without a panic.
+fn every_damage_is_refused(ck: &Path, good: &[u8], args: &[&str], samples: usize) {
+    let name = ck.file_name().unwrap().to_string_lossy().into_owned();
+    for at in (0..good.len())
+        .step_by(good.len() / samples + 1)
+        .chain([good.len() - 1])
+    {
+        let mut flipped = good.to_vec();
+        flipped[at] ^= 0x20;
+        for bytes in [&good[..at], &flipped[..]] {
+            std::fs::write(ck, bytes).unwrap();
+            let (code, _, stderr) = bidtb(args);
+            assert_eq!(code, 1, "offset {at}: {stderr}");
+            assert!(stderr.contains(&name), "{stderr}");
+            assert!(!stderr.contains("panicked"), "{stderr}");
+        }
+    }
+}
+
 #[test]
 fn unusable_checkpoints_are_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
@@ -163,22 +184,7 @@ fn unusable_checkpoints_are_refused_by_name() {
     // Damaged at many offsets: truncated or flipped, each refused, naming the file.
     let older = dir.path().join("5x5/checkpoint-000005.ckpt");
     std::fs::remove_file(&older).unwrap();
-    for at in (0..good.len())
-        .step_by(good.len() / 40 + 1)
-        .chain([good.len() - 1])
-    {
-        for bytes in [good[..at].to_vec(), {
-            let mut b = good.clone();
-            b[at] ^= 0x20;
-            b
-        }] {
-            std::fs::write(&ck, &bytes).unwrap();
-            let (code, _, stderr) = bidtb(&resume);
-            assert_eq!(code, 1, "offset {at}: {stderr}");
-            assert!(stderr.contains("checkpoint-000010.ckpt"), "{stderr}");
-            assert!(!stderr.contains("panicked"), "{stderr}");
-        }
-    }
+    every_damage_is_refused(&ck, &good, &resume, 40);
     // Another board's checkpoint under this board's name.
     std::fs::copy(dir.path().join("4x5/checkpoint-000010.ckpt"), &ck).unwrap();
     let (code, _, stderr) = bidtb(&resume);
@@ -398,22 +404,7 @@ fn unusable_solve_checkpoints_are_refused_by_name() {
     let good = std::fs::read(&ck).unwrap();
     let resume = [&solve_args[..], &["--out", d, "--resume"]].concat();
 
-    for at in (0..good.len())
-        .step_by(good.len() / 30 + 1)
-        .chain([good.len() - 1])
-    {
-        for bytes in [good[..at].to_vec(), {
-            let mut b = good.clone();
-            b[at] ^= 0x20;
-            b
-        }] {
-            std::fs::write(&ck, &bytes).unwrap();
-            let (code, _, stderr) = bidtb(&resume);
-            assert_eq!(code, 1, "offset {at}: {stderr}");
-            assert!(stderr.contains("solve.ckpt"), "{stderr}");
-            assert!(!stderr.contains("panicked"), "{stderr}");
-        }
-    }
+    every_damage_is_refused(&ck, &good, &resume, 30);
     // Another board's state under this board's name.
     let other: bidtb::Board = "4x6".parse().unwrap();
     let other_graph = Graph::new(&Index::new(other));

@@ -224,7 +224,6 @@ fn stopped_evaluations_resume_to_the_same_values() {
         let kept: Mutex<Option<Vec<u8>>> = Mutex::new(None);
         let save = |evaluation: EvalStateRef<'_>| {
             let state = BoundStateRef {
-                bound: Bound::Alpha,
                 stats: &alpha.stats,
                 strategies: &alpha.strategies,
                 white_levels: &alpha.levels.0,

@@ -234,10 +234,7 @@ fn certificate_failures(sol: &Solution) -> Option<String> {
     let cert = sol.certificate.as_ref().filter(|_| !sol.certified())?;
     // Where β was solved apart, its own certificate answers for β (the solve method only
     // returns proved bounds, so this lists nothing there; kept for completeness).
-    let beta_failures = match &sol.beta {
-        Some(upper) => &upper.certificate.beta_failures,
-        None => &cert.beta_failures,
-    };
+    let beta_failures = &sol.beta_certificate().unwrap_or(cert).beta_failures;
     let mut text = String::new();
     for (what, list) in [
         ("Richman equations fail", &cert.violations),

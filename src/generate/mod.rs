@@ -330,23 +330,18 @@ impl Solution {
     /// or (where β had to be solved apart) α by `certificate` and β by `beta`'s.
     pub fn certified(&self) -> bool {
         use crate::solve::{Bound, proves};
-        let Some(cert) = &self.certificate else {
-            return false;
-        };
-        let beta = match &self.beta {
-            Some(upper) => proves(&upper.certificate, Bound::Beta),
-            None => proves(cert, Bound::Beta),
-        };
-        proves(cert, Bound::Alpha) && beta
+        match (&self.certificate, self.beta_certificate()) {
+            (Some(alpha), Some(beta)) => proves(alpha, Bound::Alpha) && proves(beta, Bound::Beta),
+            _ => false,
+        }
     }
 
-    /// T′ levels of every node: from the certificate of β.
-    pub fn black_levels(&self) -> Option<&[u32]> {
-        let cert = match &self.beta {
-            Some(upper) => &upper.certificate,
-            None => self.certificate.as_ref()?,
-        };
-        Some(&cert.black_levels)
+    /// The certificate that answers for β: β's own where β was solved apart.
+    pub fn beta_certificate(&self) -> Option<&Certificate> {
+        match &self.beta {
+            Some(upper) => Some(&upper.certificate),
+            None => self.certificate.as_ref(),
+        }
     }
 
     /// The value (final guess) of a position with a white extra piece or bare kings.

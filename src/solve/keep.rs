@@ -21,7 +21,7 @@ use serde::ser::SerializeSeq;
 use serde::{Deserialize, Serialize, Serializer};
 
 use super::linear::Refinement;
-use super::{Bound, SolveStats, Strategies};
+use super::{SolveStats, Strategies};
 use crate::graph::Graph;
 use crate::guess::Value;
 
@@ -46,9 +46,7 @@ pub struct EvalState {
 /// A solve of one bound between two steps: enough to go on from there.
 #[derive(Clone, Debug, Deserialize)]
 pub struct BoundState {
-    /// The bound being solved.
-    pub bound: Bound,
-    /// What the solve did so far.
+    /// What the solve did so far (and which bound it solves).
     pub stats: SolveStats,
     /// The current strategies.
     pub strategies: Strategies,
@@ -116,9 +114,7 @@ pub struct EvalStateRef<'a> {
 /// A bound's state, borrowed: encodes as [`BoundState`].
 #[derive(Serialize)]
 pub struct BoundStateRef<'a> {
-    /// The bound being solved.
-    pub bound: Bound,
-    /// What the solve did so far.
+    /// What the solve did so far (and which bound it solves).
     pub stats: &'a SolveStats,
     /// The current strategies.
     pub strategies: &'a Strategies,
@@ -166,7 +162,6 @@ impl BoundState {
     /// The state with `evaluation` in place of its own, borrowed (for writing).
     pub fn kept<'a>(&'a self, evaluation: EvalStateRef<'a>) -> BoundStateRef<'a> {
         BoundStateRef {
-            bound: self.bound,
             stats: &self.stats,
             strategies: &self.strategies,
             white_levels: &self.white_levels,
@@ -248,6 +243,7 @@ impl<'a> Keeper<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solve::Bound;
     use crate::solve::linear::LinearStats;
     use num_bigint::BigInt;
 
@@ -288,7 +284,6 @@ mod tests {
         };
         let (first, second) = ([2u32, 0], [1u32]);
         let state = BoundStateRef {
-            bound: Bound::Beta,
             stats: &stats,
             strategies: &strategies,
             white_levels: &[4, 5, 6],
@@ -306,7 +301,7 @@ mod tests {
         };
         let bytes = postcard::to_allocvec(&state).unwrap();
         let back: BoundState = postcard::from_bytes(&bytes).unwrap();
-        assert_eq!(back.bound, Bound::Beta);
+        assert_eq!(back.stats.bound, Bound::Beta);
         assert_eq!(back.stats.float_sweeps, 12);
         assert_eq!(back.strategies, strategies);
         assert_eq!(back.white_levels, vec![4, 5, 6]);

@@ -102,7 +102,6 @@ impl Candidate {
     /// The state to resume this bound from: its final strategies.
     pub fn kept(&self) -> BoundStateRef<'_> {
         BoundStateRef {
-            bound: self.stats.bound,
             stats: &self.stats,
             strategies: &self.strategies,
             white_levels: &self.levels.0,
@@ -233,7 +232,6 @@ fn first_strategies(
     let t = Instant::now();
     let (strategies, lw, lb) = strategy::from_approx(graph, &approx.values, settings.near);
     Ok(BoundState {
-        bound,
         stats: SolveStats {
             bound,
             float_sweeps: approx.sweeps,
@@ -270,7 +268,7 @@ pub fn solve_bound_kept(
         }
     };
     let mut now = match from {
-        Some(state) if state.bound == bound && state.fits(graph) => state,
+        Some(state) if state.stats.bound == bound && state.fits(graph) => state,
         _ => first_strategies(graph, bound, settings, &go_on)?,
     };
     loop {
@@ -348,7 +346,7 @@ fn improve_until_richman(
             evaluate::evaluate_kept(
                 graph,
                 &now.strategies,
-                now.bound,
+                now.stats.bound,
                 progress,
                 from,
                 keeper,
