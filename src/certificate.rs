@@ -2,7 +2,8 @@
 //! `2 s(P) = max_w s(P_w) + min_b s(P_b)` exactly at every position, and the closures that
 //! prove α = s and β = s.
 //!
-//! White's closure T starts from the terminal nodes; a position joins at level k + 1 when one
+//! White's closure T starts from the terminal nodes (the king captures and the exits into
+//! materials solved before, whose values are fixed); a position joins at level k + 1 when one
 //! of its s-greedy White moves (reaching max_w s) leads into level ≤ k, or all of its Black
 //! moves do. α = s exactly when every position with s > 0 is in T. Black's closure T′ is the
 //! mirror image (greedy Black moves minimise s; or all White moves lead in), and β = s when
@@ -19,11 +20,11 @@ use std::cmp::Ordering;
 use rayon::prelude::*;
 
 use crate::graph::{Adjacency, Graph};
-use crate::guess::{Guesses, Value};
+use crate::value::{Imaged, Value};
 
 /// Compare the guesses of nodes `i` and `j` exactly: by fixed-point image first, then as
 /// rationals when the images agree.
-pub fn cmp_guess(g: &Guesses, i: usize, j: usize) -> Ordering {
+pub fn cmp_guess(g: &impl Imaged, i: usize, j: usize) -> Ordering {
     if i == j {
         return Ordering::Equal;
     }
@@ -40,7 +41,7 @@ pub fn cmp_guess(g: &Guesses, i: usize, j: usize) -> Ordering {
 }
 
 /// The first node of `nodes` whose guess is `want`-most (Greater: largest, Less: smallest).
-fn greedy(g: &Guesses, nodes: &[u32], want: Ordering) -> u32 {
+fn greedy(g: &impl Imaged, nodes: &[u32], want: Ordering) -> u32 {
     nodes
         .iter()
         .copied()
@@ -55,12 +56,12 @@ fn greedy(g: &Guesses, nodes: &[u32], want: Ordering) -> u32 {
 }
 
 /// White's best option by the guesses: the first node of `nodes` with the largest guess.
-pub fn greedy_max(g: &Guesses, nodes: &[u32]) -> u32 {
+pub fn greedy_max(g: &impl Imaged, nodes: &[u32]) -> u32 {
     greedy(g, nodes, Ordering::Greater)
 }
 
 /// Black's best option by the guesses: the first node of `nodes` with the smallest guess.
-pub fn greedy_min(g: &Guesses, nodes: &[u32]) -> u32 {
+pub fn greedy_min(g: &impl Imaged, nodes: &[u32]) -> u32 {
     greedy(g, nodes, Ordering::Less)
 }
 
@@ -69,7 +70,7 @@ pub fn greedy_min(g: &Guesses, nodes: &[u32]) -> u32 {
 ///
 /// With `S = floor(s · 2^F)` for each node, a holding equation `2 s(P) = s(w) + s(b)` leaves
 /// `D = 2 S(P) − S(w) − S(b)` in {−1, 0, 1}; any other D is a certain violation.
-fn image_violation(g: &Guesses, p: usize, w: usize, b: usize) -> bool {
+fn image_violation(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
     let (sp, sw, sb) = (g.fixed(p), g.fixed(w), g.fixed(b));
     let mut carry: i128 = 0;
     let (mut low, mut rest_zero, mut all_ones) = (0u64, true, true);
@@ -93,7 +94,7 @@ fn image_violation(g: &Guesses, p: usize, w: usize, b: usize) -> bool {
 /// (q = r·2^i, q1 = r·2^j, q2 = r·2^k: nearly always, since values are means of values),
 /// over the common denominator r·2^m it reads `p·2^(m−i+1) = p1·2^(m−j) + p2·2^(m−k)`,
 /// shifts and one addition; otherwise by cross-multiplication (no gcd).
-fn equation_holds_with(g: &Guesses, p: usize, w: usize, b: usize) -> bool {
+fn equation_holds_with(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
     let (x, y, z) = (g.value(p), g.value(w), g.value(b));
     let twos = |v: &Value| v.denom().trailing_zeros().unwrap_or(0);
     let (i, j, k) = (twos(x), twos(y), twos(z));
@@ -110,7 +111,7 @@ fn equation_holds_with(g: &Guesses, p: usize, w: usize, b: usize) -> bool {
 
 /// The positions whose equation fails, in increasing order, checked exactly: the
 /// fixed-point images rule out most positions, exact rational arithmetic decides the rest.
-pub fn violations(g: &Guesses, graph: &Graph) -> Vec<u32> {
+pub fn violations(g: &impl Imaged, graph: &Graph) -> Vec<u32> {
     (0..graph.positions())
         .into_par_iter()
         .filter(|&p| {
@@ -126,7 +127,7 @@ pub fn violations(g: &Guesses, graph: &Graph) -> Vec<u32> {
 pub const UNREACHED: u32 = u32::MAX;
 
 /// The nodes of `options` whose guess equals that of `best`.
-fn ties(g: &Guesses, options: &[u32], best: u32) -> Vec<u32> {
+fn ties(g: &impl Imaged, options: &[u32], best: u32) -> Vec<u32> {
     options
         .iter()
         .copied()
@@ -134,21 +135,74 @@ fn ties(g: &Guesses, options: &[u32], best: u32) -> Vec<u32> {
         .collect()
 }
 
+/// Where the closures start: the level of each terminal node (in node order after the
+/// positions) in White's closure T and in Black's closure T′. The king captures are at
+/// level 0; an exit into a material solved before is at the level its position has in
+/// that material's own closures (so that levels computed one material at a time are the
+/// levels of the whole game). [`UNREACHED`] keeps a terminal out of a closure.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Start {
+    /// Per terminal node, its level in T.
+    pub white: Vec<u32>,
+    /// Per terminal node, its level in T′.
+    pub black: Vec<u32>,
+}
+
+impl Start {
+    /// Every terminal node of `graph` at level 0 (a graph without exits).
+    pub fn at_zero(graph: &Graph) -> Start {
+        let n = graph.terminals().len();
+        Start {
+            white: vec![0; n],
+            black: vec![0; n],
+        }
+    }
+}
+
 /// A closure as a retrograde pass. `greedy[p]`: the options that let p join as soon as one
-/// of them is in; `all[p]`: the options that let p join once every one of them is in.
-/// Returns each node's level (terminal nodes 0, [`UNREACHED`] if never).
-pub fn closure(graph: &Graph, greedy: &Adjacency, all: &Adjacency) -> Vec<u32> {
+/// of them is in; `all[p]`: the options that let p join once every one of them is in;
+/// `start`: the level of each terminal node. A position joins at level k + 1 in the round
+/// after the options that let it join are in at level ≤ k. Returns each node's level
+/// ([`UNREACHED`] if never).
+pub fn closure(graph: &Graph, greedy: &Adjacency, all: &Adjacency, start: &[u32]) -> Vec<u32> {
     let nodes = graph.nodes();
     let positions = graph.positions();
+    assert_eq!(
+        start.len(),
+        nodes - positions,
+        "one start level per terminal"
+    );
     let (greedy_rev, all_rev) = (greedy.reversed(nodes), all.reversed(nodes));
     let mut remaining: Vec<u32> = (0..positions).map(|p| all.get(p).len() as u32).collect();
     let mut level = vec![UNREACHED; nodes];
-    let mut frontier = vec![graph.win(), graph.loss()];
-    for &t in &frontier {
-        level[t as usize] = 0;
-    }
+    // Terminal nodes enter at their start levels, in increasing order.
+    let mut seeds: Vec<(u32, u32)> = start
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| **l != UNREACHED)
+        .map(|(t, &l)| (l, (positions + t) as u32))
+        .collect();
+    seeds.sort_unstable();
+    let mut seeds = seeds.into_iter().peekable();
+    let mut frontier: Vec<u32> = Vec::new();
     let mut k = 0;
-    while !frontier.is_empty() {
+    loop {
+        while let Some(&(l, t)) = seeds.peek()
+            && l == k
+        {
+            level[t as usize] = k;
+            frontier.push(t);
+            seeds.next();
+        }
+        if frontier.is_empty() {
+            match seeds.peek() {
+                Some(&(l, _)) => {
+                    k = l;
+                    continue;
+                }
+                None => break,
+            }
+        }
         let mut next = Vec::new();
         for &x in &frontier {
             for &p in greedy_rev.get(x as usize) {
@@ -202,8 +256,14 @@ impl Certificate {
     }
 }
 
-/// Check the guesses exactly and build both closures.
-pub fn certify(g: &Guesses, graph: &Graph) -> Certificate {
+/// Check the values exactly and build both closures, on a graph without exits (every
+/// terminal node at level 0).
+pub fn certify(g: &impl Imaged, graph: &Graph) -> Certificate {
+    certify_from(g, graph, &Start::at_zero(graph))
+}
+
+/// Check the values exactly and build both closures from the terminal levels `start`.
+pub fn certify_from(g: &impl Imaged, graph: &Graph, start: &Start) -> Certificate {
     let positions = graph.positions();
     let per_position: Vec<(Vec<u32>, Vec<u32>, bool, bool)> = (0..positions)
         .into_par_iter()
@@ -216,14 +276,14 @@ pub fn certify(g: &Guesses, graph: &Graph) -> Certificate {
             (ties(g, wl, w), ties(g, bl, b), violated, quiescent)
         })
         .collect();
-    let ends = || [Vec::new(), Vec::new()].into_iter();
+    let ends = || graph.terminals().map(|_| Vec::new());
     let greedy_white =
         Adjacency::from_lists(per_position.iter().map(|x| x.0.clone()).chain(ends()));
     let greedy_black =
         Adjacency::from_lists(per_position.iter().map(|x| x.1.clone()).chain(ends()));
     let (white_levels, black_levels) = rayon::join(
-        || closure(graph, &greedy_white, graph.black_adjacency()),
-        || closure(graph, &greedy_black, graph.white_adjacency()),
+        || closure(graph, &greedy_white, graph.black_adjacency(), &start.white),
+        || closure(graph, &greedy_black, graph.white_adjacency(), &start.black),
     );
     let pick = |f: &dyn Fn(usize) -> bool| {
         (0..positions)
@@ -231,7 +291,6 @@ pub fn certify(g: &Guesses, graph: &Graph) -> Certificate {
             .map(|p| p as u32)
             .collect::<Vec<_>>()
     };
-    use num_traits::{One, Zero};
     Certificate {
         violations: pick(&|p| per_position[p].2),
         alpha_failures: pick(&|p| !g.value(p).is_zero() && white_levels[p] == UNREACHED),
@@ -256,8 +315,8 @@ pub fn certify(g: &Guesses, graph: &Graph) -> Certificate {
 /// lim β, hence α = β = s on X. The current guess s then lies in every later [αₘ, βₘ], so
 /// it never changes again.
 ///
-/// [`Kernel::live_game`]: crate::kernel::Kernel::live_game
-pub fn proved_final(g: &Guesses, game: &Graph) -> Vec<bool> {
+/// [`Kernel::live_game`]: crate::iterate::kernel::Kernel::live_game
+pub fn proved_final(g: &impl Imaged, game: &Graph) -> Vec<bool> {
     let cert = certify(g, game);
     let positions = game.positions();
     let mut proved = vec![true; positions];
@@ -291,10 +350,18 @@ pub fn proved_final(g: &Guesses, game: &Graph) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::guess::Value;
+    use crate::value::Images;
 
     fn v(n: u64, d: u64) -> Value {
-        Value::new(n.into(), d.into())
+        Value::small(n, d)
+    }
+
+    /// Values of the positions, then 1 and 0 for the two terminal nodes.
+    fn images_of(positions: Vec<Value>) -> Images {
+        let mut all = positions;
+        all.push(Value::one());
+        all.push(Value::zero());
+        Images::new(all, 2)
     }
 
     /// P0: White {win, P1}, Black {P1}; P1: White {P0}, Black {loss, P0}.
@@ -307,7 +374,7 @@ mod tests {
     #[test]
     fn closure_levels_on_a_hand_made_graph() {
         let graph = two_positions();
-        let g = Guesses::from_values(vec![v(2, 3), v(1, 3)], 2);
+        let g = images_of(vec![v(2, 3), v(1, 3)]);
         let c = certify(&g, &graph);
         assert!(c.violations.is_empty());
         // T: P0 has a greedy White move to win (level 1); P1's greedy move goes to P0 (2).
@@ -329,17 +396,20 @@ mod tests {
             ([v(5, 12), v(1, 3), v(2, 3)], false),
         ];
         for (values, holds) in cases {
-            let g = Guesses::from_values(values.to_vec(), 2);
+            let g = images_of(values.to_vec());
             assert_eq!(equation_holds_with(&g, 0, 1, 2), holds, "{values:?}");
-            let x = values[0].clone() * v(2, 1);
-            assert_eq!(x == &values[1] + &values[2], holds);
+            let x = values[0].as_ratio() * v(2, 1).as_ratio();
+            assert_eq!(x == values[1].as_ratio() + values[2].as_ratio(), holds);
         }
     }
 
     #[test]
     fn a_nudged_value_breaks_the_equations() {
         let graph = two_positions();
-        let g = Guesses::from_values(vec![v(2, 3), v(1, 3) + v(1, 1 << 40)], 2);
+        let g = images_of(vec![
+            v(2, 3),
+            Value::from(v(1, 3).as_ratio() + v(1, 1 << 40).as_ratio()),
+        ]);
         let c = certify(&g, &graph);
         assert_eq!(c.violations, vec![0, 1]);
         assert!(!c.certified());
@@ -350,7 +420,7 @@ mod tests {
     #[test]
     fn a_richman_function_that_is_not_alpha_is_refused() {
         let graph = Graph::from_lists(vec![vec![1], vec![0]], vec![vec![1], vec![0]]);
-        let g = Guesses::from_values(vec![v(1, 2), v(1, 2)], 2);
+        let g = images_of(vec![v(1, 2), v(1, 2)]);
         let c = certify(&g, &graph);
         assert!(
             c.violations.is_empty(),
@@ -370,7 +440,7 @@ mod tests {
     fn greedy_cycles_are_walked_out_of_by_levels() {
         let win = 2;
         let graph = Graph::from_lists(vec![vec![1, win], vec![0]], vec![vec![1], vec![0]]);
-        let g = Guesses::from_values(vec![v(1, 1), v(1, 1)], 2);
+        let g = images_of(vec![v(1, 1), v(1, 1)]);
         let c = certify(&g, &graph);
         assert!(c.violations.is_empty());
         // P0's capture is greedy (level 1); P1 reaches P0 (level 2): no circling.
@@ -388,7 +458,7 @@ mod tests {
             vec![vec![win, 1], vec![0], vec![3], vec![2], vec![0, 2]],
             vec![vec![1], vec![loss, 0], vec![3], vec![2], vec![1]],
         );
-        let g = Guesses::from_values(vec![v(2, 3), v(1, 3), v(1, 2), v(1, 2), v(1, 2)], 2);
+        let g = images_of(vec![v(2, 3), v(1, 3), v(1, 2), v(1, 2), v(1, 2)]);
         let c = certify(&g, &graph);
         assert!(c.violations.is_empty(), "every equation holds");
         assert_eq!(c.alpha_failures, vec![2, 3]);
@@ -402,7 +472,7 @@ mod tests {
             vec![vec![win, 1], vec![0], vec![3], vec![2], vec![0]],
             vec![vec![1], vec![loss, 0], vec![3], vec![2], vec![1]],
         );
-        let g = Guesses::from_values(vec![v(2, 3), v(1, 3), v(1, 2), v(1, 2), v(1, 2)], 2);
+        let g = images_of(vec![v(2, 3), v(1, 3), v(1, 2), v(1, 2), v(1, 2)]);
         assert_eq!(
             proved_final(&g, &graph),
             vec![true, true, false, false, true]

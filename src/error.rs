@@ -12,7 +12,7 @@ pub enum Error {
     /// A position that cannot be used (overlapping pieces, pawn on the first or last rank...).
     #[error("bad position: {0}")]
     Position(String),
-    /// A FEN that cannot be read as a position of two kings and at most one more piece.
+    /// A FEN that cannot be read as a position.
     #[error("bad FEN '{fen}': {reason}")]
     Fen {
         /// The FEN as given (shortened if very long).
@@ -20,8 +20,9 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// A material class name that is not one of KvK, KQvK, KRvK, KBvK, KNvK, KPvK.
-    #[error("unknown material class '{0}': expected KvK, KQvK, KRvK, KBvK, KNvK or KPvK")]
+    /// A material name that cannot be read (expected like `KRvKN`: the white king and
+    /// White's pieces, `v`, the black king and Black's pieces).
+    #[error("bad material {0}")]
     Material(String),
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
@@ -40,8 +41,11 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// A table file needed for a query does not exist.
-    #[error("missing table {path}: generate it with `bidtb generate --board {board} --out {dir}`")]
+    /// A table file needed for a query or for the exits of a material does not exist.
+    #[error(
+        "missing table {path}: generate it with `bidtb generate --board {board} --method solve \
+         --material {material} --out {dir}`"
+    )]
     MissingTable {
         /// The file that was looked for.
         path: String,
@@ -49,6 +53,8 @@ pub enum Error {
         board: String,
         /// The tables directory.
         dir: String,
+        /// The material, as stored (`KRvKN`).
+        material: String,
     },
     /// A checkpoint that cannot be resumed from: truncated, corrupted, of another format
     /// version, board or graph.

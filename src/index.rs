@@ -1,188 +1,389 @@
-//! Position indexing: every valid position of each material class gets a dense index, with
-//! positions that are images of each other under a board symmetry sharing one index.
+//! Position indexing: every valid position of a material gets a dense index, positions that
+//! are images of each other under a board symmetry sharing one.
 //!
-//! Within a class, positions are numbered in the order of their canonical raw key
-//! `(wk * S + bk) * S + piece_square` (S = number of squares), the canonical form being the
-//! symmetric image with the smallest key. The classes of a board are laid end to end in the
-//! order of [`Material::ALL`], giving one global index over all positions of a board.
+//! **Keys.** With S squares, the *raw key* of a position lists its men's squares in the
+//! position's order (white king, black king, White's pieces strongest first, Black's),
+//! most significant first, in base S: `((wk · S + bk) · S + m₁) · S + m₂ …`; for materials
+//! with pawns on both sides (on boards of at least 5 ranks) it is then multiplied by
+//! `E = 1 + 2F` and an en-passant code added: 0 for no right, else `1 + file + F · side` of
+//! the pawn that may be taken (side 0 White, 1 Black). The three-piece keys are those of
+//! format versions 1 and 2, `(wk · S + bk) · S + piece`. The *canonical key* is the
+//! smallest raw key over the position's images under the symmetries of its material
+//! (left–right always; up–down and, on square boards, the diagonal without pawns).
+//!
+//! **Index.** Within a material, positions are numbered in increasing canonical key. The
+//! canonical king pair is the smallest over the symmetries (kings are the key's most
+//! significant digits), so each king pair's positions form one run of keys: a lookup finds
+//! the run from the king pair and binary-searches the few thousand keys in it. An
+//! [`Index`] lays several materials end to end, giving one global numbering (the study's
+//! six three-piece classes, iterated jointly; or one material, solved on its own).
+
+use rayon::prelude::*;
 
 use crate::geometry::{Board, Square, Symmetry};
-use crate::position::{Material, Position};
+use crate::material::{Color, Material};
+use crate::position::Position;
 
 const NONE: u32 = u32::MAX;
 
-/// The index of one material class on one board.
-#[derive(Debug)]
-pub struct ClassIndex {
-    material: Material,
-    board: Board,
-    symmetries: Vec<Symmetry>,
-    raw_count: usize,
-    positions: Vec<Position>,
-    lookup: Vec<u32>,
+/// How a material's keys are laid out on a board.
+#[derive(Clone, Copy, Debug)]
+struct Radix {
+    squares: u64,
+    men: usize,
+    /// En-passant codes per placement (1 when no right can arise).
+    ep: u64,
+    files: u64,
 }
 
-impl ClassIndex {
-    /// Enumerate the class on `board`.
-    pub fn new(board: Board, material: Material) -> ClassIndex {
-        let symmetries = board.symmetries(material.has_pawn());
-        let s = board.len();
-        let key_count = if material.0.is_some() {
-            s * s * s
-        } else {
-            s * s
-        };
-        let mut lookup = vec![NONE; key_count];
-        let mut positions = Vec::new();
-        let mut raw_count = 0;
-        for key in 0..key_count {
-            let pos = position_of_key(board, material, key);
-            if pos.validate(board).is_err() {
-                continue;
-            }
-            raw_count += 1;
-            let canon = symmetries
-                .iter()
-                .map(|&sym| raw_key(board, &transform(board, sym, &pos)))
-                .min()
-                .expect("the identity is a symmetry");
-            if canon == key {
-                lookup[key] = positions.len() as u32;
-                positions.push(pos);
-            } else {
-                lookup[key] = lookup[canon];
-            }
-        }
-        ClassIndex {
-            material,
-            board,
-            symmetries,
-            raw_count,
-            positions,
-            lookup,
+impl Radix {
+    fn new(board: Board, material: Material) -> Radix {
+        let ep = material.has_pawns_on_both_sides() && board.ranks() >= 5;
+        Radix {
+            squares: board.len() as u64,
+            men: material.man_count(),
+            ep: if ep { 1 + 2 * board.files() as u64 } else { 1 },
+            files: board.files() as u64,
         }
     }
 
-    /// The class.
+    /// Keys per king pair.
+    fn per_king_pair(&self) -> u64 {
+        self.squares.pow(self.men as u32 - 2) * self.ep
+    }
+
+    /// Every key lies below this.
+    fn key_space(&self) -> u64 {
+        self.squares.pow(self.men as u32) * self.ep
+    }
+}
+
+/// Every raw key of `material` on `board` lies below this.
+pub fn key_space(board: Board, material: Material) -> u64 {
+    Radix::new(board, material).key_space()
+}
+
+/// The raw key of a position (see the module comment).
+pub fn raw_key(board: Board, pos: &Position) -> u64 {
+    let radix = Radix::new(board, pos.material());
+    let mut key = 0u64;
+    for s in pos.squares() {
+        key = key * radix.squares + s.0 as u64;
+    }
+    let code = match pos.ep() {
+        None => 0,
+        Some(p) => {
+            let side = pos.man(pos.at(p).expect("the pawn stands there")).color;
+            1 + board.file_of(p) as u64 + radix.files * side.index() as u64
+        }
+    };
+    key * radix.ep + code
+}
+
+/// The position of `material` with raw key `key`; None if the key does not describe one
+/// (a square off the board or an en-passant code without its pawn). Not validated.
+pub fn position_of_key(board: Board, material: Material, key: u64) -> Option<Position> {
+    let radix = Radix::new(board, material);
+    if key >= radix.key_space() {
+        return None;
+    }
+    let (mut rest, code) = (key / radix.ep, key % radix.ep);
+    let mut squares = vec![Square(0); radix.men];
+    for s in squares.iter_mut().rev() {
+        *s = Square((rest % radix.squares) as u8);
+        rest /= radix.squares;
+    }
+    let ep = if code == 0 {
+        None
+    } else {
+        let (file, side) = ((code - 1) % radix.files, (code - 1) / radix.files);
+        let color = if side == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let rank = match color {
+            Color::White => 3,
+            Color::Black => board.ranks() as i32 - 4,
+        };
+        Some(board.square(file as i32, rank)?)
+    };
+    let pos = Position::new(material, &squares, ep);
+    // Identical men out of order are not the key of any position.
+    (raw_key(board, &pos) == key).then_some(pos)
+}
+
+/// The symmetries a material's positions are reduced by on `board`.
+pub fn symmetries(board: Board, material: Material) -> Vec<Symmetry> {
+    board.symmetries(material.has_pawns())
+}
+
+/// The canonical key of a position: the smallest raw key over its images under the board
+/// symmetries of its material. Positions that are images of each other share it.
+pub fn canonical_key(board: Board, pos: &Position) -> u64 {
+    canonical_with(board, &symmetries(board, pos.material()), pos)
+}
+
+fn canonical_with(board: Board, syms: &[Symmetry], pos: &Position) -> u64 {
+    syms.iter()
+        .map(|&sym| raw_key(board, &pos.transform(board, sym)))
+        .min()
+        .expect("the identity is a symmetry")
+}
+
+/// The index of one material on one board.
+#[derive(Debug)]
+pub struct MaterialIndex {
+    material: Material,
+    board: Board,
+    symmetries: Vec<Symmetry>,
+    radix: Radix,
+    raw_count: u64,
+    /// Canonical keys, increasing: position i has key `keys[i]`.
+    keys: Vec<u64>,
+    /// Per raw king pair `wk · S + bk`: where its run of keys starts (NONE if the pair is
+    /// not canonical); the run ends where the next canonical pair's starts.
+    runs: Vec<(u32, u32)>,
+}
+
+impl MaterialIndex {
+    /// Enumerate the material's positions on `board`, in parallel over king pairs.
+    pub fn new(board: Board, material: Material) -> MaterialIndex {
+        let symmetries = symmetries(board, material);
+        let radix = Radix::new(board, material);
+        let s = board.len();
+        let pairs: Vec<(Vec<u64>, u64)> = (0..s * s)
+            .into_par_iter()
+            .map(|kk| king_pair_positions(board, material, &symmetries, kk))
+            .collect();
+        let mut keys = Vec::with_capacity(pairs.iter().map(|p| p.0.len()).sum());
+        let mut runs = vec![(NONE, NONE); s * s];
+        let mut raw_count = 0;
+        for (kk, (list, raw)) in pairs.into_iter().enumerate() {
+            let start = keys.len() as u32;
+            keys.extend(list);
+            runs[kk] = (start, keys.len() as u32);
+            raw_count += raw;
+        }
+        assert!(
+            keys.len() < NONE as usize,
+            "{material} on {board}: too many positions for 32-bit indices"
+        );
+        MaterialIndex {
+            material,
+            board,
+            symmetries,
+            radix,
+            raw_count,
+            keys,
+            runs,
+        }
+    }
+
+    /// The material.
     pub fn material(&self) -> Material {
         self.material
     }
 
     /// Number of valid positions before symmetry reduction.
-    pub fn raw_count(&self) -> usize {
+    pub fn raw_count(&self) -> u64 {
         self.raw_count
     }
 
     /// Number of indexed (canonical) positions.
     pub fn len(&self) -> usize {
-        self.positions.len()
+        self.keys.len()
     }
 
-    /// Whether the class has no position on this board (KPvK on a 2-rank board).
+    /// Whether the material has no position on this board (KPvK on a 2-rank board).
     pub fn is_empty(&self) -> bool {
-        self.positions.is_empty()
+        self.keys.is_empty()
     }
 
     /// The canonical position with local index `i`.
     pub fn position(&self, i: usize) -> Position {
-        self.positions[i]
+        position_of_key(self.board, self.material, self.keys[i]).expect("indexed keys decode")
     }
 
-    /// The local index of a valid position of this class (any symmetric image).
+    /// The canonical key of local index `i` (keys increase with the index).
+    pub fn key(&self, i: usize) -> u64 {
+        self.keys[i]
+    }
+
+    /// Every canonical key, in index order.
+    pub fn keys(&self) -> &[u64] {
+        &self.keys
+    }
+
+    /// The local index of the position with canonical key `key`.
+    pub fn find(&self, key: u64) -> Option<usize> {
+        let pair = (key / self.radix.per_king_pair()) as usize;
+        let &(start, end) = self.runs.get(pair)?;
+        if start == NONE {
+            return None;
+        }
+        let run = &self.keys[start as usize..end as usize];
+        run.binary_search(&key).ok().map(|i| i + start as usize)
+    }
+
+    /// The local index of a position of this material known to be valid (any symmetric
+    /// image): the graph's lookup, which skips validation.
+    pub fn index_of_valid(&self, pos: &Position) -> Option<usize> {
+        debug_assert_eq!(pos.material(), self.material);
+        self.find(canonical_with(self.board, &self.symmetries, pos))
+    }
+
+    /// The local index of a valid position of this material (any symmetric image).
     pub fn index_of(&self, pos: &Position) -> Option<usize> {
         if pos.material() != self.material || pos.validate(self.board).is_err() {
             return None;
         }
-        match self.lookup[raw_key(self.board, pos)] {
-            NONE => None,
-            i => Some(i as usize),
-        }
+        self.index_of_valid(pos)
     }
 
-    /// The canonical raw key of local index `i` (keys increase with the index).
-    pub fn key(&self, i: usize) -> usize {
-        raw_key(self.board, &self.positions[i])
-    }
-
-    /// The board symmetries used for this class, identity first.
+    /// The board symmetries used for this material, identity first.
     pub fn symmetries(&self) -> &[Symmetry] {
         &self.symmetries
     }
 }
 
-/// The raw key of a position: `(wk · S + bk) · S + piece_square` with S squares, or
-/// `wk · S + bk` for bare kings. Table files list each class's positions by this key.
-pub fn raw_key(board: Board, pos: &Position) -> usize {
+/// The canonical positions whose king pair is `kk` (`wk · S + bk`), keys increasing, and
+/// how many positions they stand for before symmetry reduction.
+fn king_pair_positions(
+    board: Board,
+    material: Material,
+    syms: &[Symmetry],
+    kk: usize,
+) -> (Vec<u64>, u64) {
     let s = board.len();
-    let k = pos.wk.0 as usize * s + pos.bk.0 as usize;
-    match pos.piece {
-        Some((_, sq)) => k * s + sq.0 as usize,
-        None => k,
+    let (wk, bk) = (Square((kk / s) as u8), Square((kk % s) as u8));
+    let pair_key = |w: Square, b: Square| w.0 as usize * s + b.0 as usize;
+    let canonical_pair = syms
+        .iter()
+        .map(|&sym| pair_key(board.transform(sym, wk), board.transform(sym, bk)))
+        .min();
+    if wk == bk || canonical_pair != Some(kk) {
+        return (Vec::new(), 0);
+    }
+    let men = material.man_count();
+    // Whether man i is identical to man i − 1 (then it takes only higher squares).
+    let kinds: Vec<_> = std::iter::repeat_n(None, 2)
+        .chain(material.men().into_iter().map(Some))
+        .collect();
+    let repeats: Vec<bool> = (0..men)
+        .map(|i| i > 2 && kinds[i] == kinds[i - 1])
+        .collect();
+    let ep = Radix::new(board, material).ep > 1;
+    let mut squares = vec![wk, bk];
+    let mut keys = Vec::new();
+    let mut raw = 0u64;
+    let mut visit = |squares: &[Square]| {
+        let pos = Position::new(material, squares, None);
+        if pos.validate(board).is_err() {
+            return;
+        }
+        let mut variants = vec![pos];
+        if ep {
+            variants.extend(
+                pos.squares()
+                    .iter()
+                    .filter(|&&p| pos.ep_possible(board, p))
+                    .map(|&p| pos.with_ep(Some(p))),
+            );
+        }
+        let mut found: Vec<u64> = Vec::new();
+        for v in variants {
+            let key = raw_key(board, &v);
+            let mut images: Vec<u64> = syms
+                .iter()
+                .map(|&sym| raw_key(board, &v.transform(board, sym)))
+                .collect();
+            images.sort_unstable();
+            if images[0] == key {
+                images.dedup();
+                raw += images.len() as u64;
+                found.push(key);
+            }
+        }
+        found.sort_unstable();
+        keys.extend(found);
+    };
+    place(board, &repeats, &mut squares, &mut visit);
+    (keys, raw)
+}
+
+/// Every placement of the men after those in `squares`, in increasing key order (a man
+/// identical to the one before it only on higher squares), each given to `visit`.
+fn place(
+    board: Board,
+    repeats: &[bool],
+    squares: &mut Vec<Square>,
+    visit: &mut dyn FnMut(&[Square]),
+) {
+    let i = squares.len();
+    if i == repeats.len() {
+        visit(squares);
+        return;
+    }
+    let from = if repeats[i] {
+        squares[i - 1].0 as usize + 1
+    } else {
+        0
+    };
+    for sq in (from..board.len()).map(|q| Square(q as u8)) {
+        if squares.contains(&sq) {
+            continue;
+        }
+        squares.push(sq);
+        place(board, repeats, squares, visit);
+        squares.pop();
     }
 }
 
-/// The position of class `material` with raw key `key` (see [`raw_key`]); not validated.
-pub fn position_of_key(board: Board, material: Material, key: usize) -> Position {
-    let s = board.len();
-    match material.0 {
-        Some(p) => Position {
-            wk: Square((key / (s * s)) as u8),
-            bk: Square((key / s % s) as u8),
-            piece: Some((p, Square((key % s) as u8))),
-        },
-        None => Position {
-            wk: Square((key / s) as u8),
-            bk: Square((key % s) as u8),
-            piece: None,
-        },
+/// A quick upper estimate of the number of indexed positions of `material` on `board`
+/// (after symmetry), for memory planning before anything is built.
+pub fn estimate_positions(board: Board, material: Material) -> usize {
+    let s = board.len() as f64;
+    let pawn_squares = board.files() as f64 * (board.ranks() as f64 - 2.0).max(0.0);
+    let mut count = s * (s - 1.0);
+    let mut placed = 2.0;
+    let mut runs: std::collections::HashMap<(Color, crate::material::Piece), f64> =
+        Default::default();
+    for (color, piece) in material.men() {
+        let room = if piece == crate::material::Piece::Pawn {
+            pawn_squares
+        } else {
+            s - placed
+        };
+        count *= room.max(0.0);
+        placed += 1.0;
+        let run = runs.entry((color, piece)).or_insert(0.0);
+        *run += 1.0;
+        count /= *run;
     }
+    let syms = symmetries(board, material).len() as f64;
+    let ep = if Radix::new(board, material).ep > 1 {
+        1.1
+    } else {
+        1.0
+    };
+    (count * ep / syms) as usize + 64
 }
 
-/// The canonical key of a position: the smallest raw key over its images under the board
-/// symmetries of its class. Positions that are images of each other share it.
-pub fn canonical_key(board: Board, pos: &Position) -> usize {
-    board
-        .symmetries(pos.material().has_pawn())
-        .into_iter()
-        .map(|sym| raw_key(board, &transform(board, sym, pos)))
-        .min()
-        .expect("the identity is a symmetry")
-}
-
-/// Apply a board symmetry to every piece of a position.
-pub fn transform(board: Board, sym: Symmetry, pos: &Position) -> Position {
-    Position {
-        wk: board.transform(sym, pos.wk),
-        bk: board.transform(sym, pos.bk),
-        piece: pos.piece.map(|(p, s)| (p, board.transform(sym, s))),
-    }
-}
-
-/// A quick upper estimate of the number of indexed positions of a board (all classes,
-/// after symmetry), for progress display and memory planning.
-pub fn estimate_positions(board: Board) -> usize {
-    let s = board.len();
-    let pawnless = board.symmetries(false).len();
-    let kk = s * (s - 1);
-    let pawn_squares = board.files() as usize * (board.ranks() as usize).saturating_sub(2);
-    (kk + 4 * kk * (s - 2)) / pawnless + pawn_squares * (s - 1) * (s - 2) / 2 + 64
-}
-
-/// The index of every class of one board, laid end to end.
+/// The index of several materials on one board, laid end to end.
 #[derive(Debug)]
 pub struct Index {
     board: Board,
-    classes: Vec<ClassIndex>,
+    classes: Vec<MaterialIndex>,
     offsets: Vec<usize>,
 }
 
 impl Index {
-    /// Index every class of [`Material::ALL`] on `board`, in parallel.
-    pub fn new(board: Board) -> Index {
-        use rayon::prelude::*;
-        let classes: Vec<ClassIndex> = Material::ALL
+    /// Index `materials` on `board` (in this order), in parallel.
+    pub fn new(board: Board, materials: &[Material]) -> Index {
+        let classes: Vec<MaterialIndex> = materials
             .par_iter()
-            .map(|&m| ClassIndex::new(board, m))
+            .map(|&m| MaterialIndex::new(board, m))
             .collect();
         let mut offsets = Vec::with_capacity(classes.len() + 1);
         let mut total = 0;
@@ -191,6 +392,10 @@ impl Index {
             total += c.len();
         }
         offsets.push(total);
+        assert!(
+            total + 2 < NONE as usize,
+            "too many positions for 32-bit indices"
+        );
         Index {
             board,
             classes,
@@ -198,39 +403,50 @@ impl Index {
         }
     }
 
+    /// The study's six three-piece classes (KvK, KQvK, KRvK, KBvK, KNvK, KPvK), which its
+    /// iteration runs jointly.
+    pub fn three_piece(board: Board) -> Index {
+        Index::new(board, &Material::three_piece())
+    }
+
     /// The board.
     pub fn board(&self) -> Board {
         self.board
     }
 
-    /// Total number of indexed positions over all classes.
+    /// Total number of indexed positions over all materials.
     pub fn len(&self) -> usize {
         *self.offsets.last().expect("offsets end with the total")
     }
 
-    /// Whether no position is indexed (never true: KvK always has positions).
+    /// Whether no position is indexed.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// The classes, in [`Material::ALL`] order.
-    pub fn classes(&self) -> &[ClassIndex] {
+    /// The materials, in the order given.
+    pub fn classes(&self) -> &[MaterialIndex] {
         &self.classes
     }
 
-    /// The range of global indices of class number `c`.
+    /// The number of the material `m` in this index, if it is one of its materials.
+    pub fn class_number(&self, m: Material) -> Option<usize> {
+        self.classes.iter().position(|c| c.material() == m)
+    }
+
+    /// The range of global indices of material number `c`.
     pub fn class_range(&self, c: usize) -> std::ops::Range<usize> {
         self.offsets[c]..self.offsets[c + 1]
     }
 
-    /// The class number (position in [`Material::ALL`]) of a global index.
+    /// The material number of a global index.
     pub fn class_of(&self, global: usize) -> usize {
         self.offsets.partition_point(|&o| o <= global) - 1
     }
 
-    /// The global index of a valid position (any symmetric image).
+    /// The global index of a valid position (any symmetric image) of one of the materials.
     pub fn index_of(&self, pos: &Position) -> Option<usize> {
-        let c = Material::ALL.iter().position(|&m| m == pos.material())?;
+        let c = self.class_number(pos.material())?;
         self.classes[c].index_of(pos).map(|i| i + self.offsets[c])
     }
 
@@ -244,11 +460,14 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::position::Piece;
+
+    fn fen(f: &str) -> Position {
+        crate::fen::parse(f).unwrap().position
+    }
 
     #[test]
     fn raw_counts_on_8x8() {
-        let idx = Index::new(Board::new(8, 8).unwrap());
+        let idx = Index::three_piece(Board::new(8, 8).unwrap());
         let raw: Vec<_> = idx.classes().iter().map(|c| c.raw_count()).collect();
         assert_eq!(
             raw,
@@ -263,50 +482,71 @@ mod tests {
         );
         // Symmetry divides pawnless classes by nearly 8 and the pawn class by nearly 2.
         let kq = &idx.classes()[1];
-        assert!(kq.len() * 8 >= kq.raw_count() && kq.len() * 7 < kq.raw_count());
+        assert!(kq.len() as u64 * 8 >= kq.raw_count() && (kq.len() as u64) * 7 < kq.raw_count());
         let kp = &idx.classes()[5];
         assert_eq!(
-            kp.len() * 2,
+            kp.len() as u64 * 2,
             kp.raw_count(),
             "no KPvK position is its own mirror on 8 files"
         );
     }
 
+    /// The counts of four-piece positions on 8x8 before symmetry (Syzygy's: two
+    /// identical pieces are one placement).
+    #[test]
+    fn four_piece_counts_on_4x4_and_identical_pieces() {
+        let board = Board::new(4, 4).unwrap();
+        let m = |s: &str| MaterialIndex::new(board, s.parse().unwrap());
+        assert_eq!(m("KRNvK").raw_count(), 16 * 15 * 14 * 13);
+        assert_eq!(m("KRRvK").raw_count(), 16 * 15 * 14 * 13 / 2);
+        assert_eq!(m("KRvKN").raw_count(), 16 * 15 * 14 * 13);
+        // Pawns: 8 squares each on 4x4; the kings and the other man take the rest.
+        let kpp = m("KPPvK").raw_count();
+        assert_eq!(kpp, 8 * 7 / 2 * 14 * 13);
+    }
+
     #[test]
     fn every_symmetric_image_maps_to_the_same_index() {
-        for (f, r) in [(3, 3), (4, 3), (5, 5), (2, 4)] {
+        for (f, r) in [(3, 3), (4, 3), (3, 5), (2, 4)] {
             let board = Board::new(f, r).unwrap();
-            let idx = Index::new(board);
+            let all = Material::all_up_to(4);
+            let idx = Index::new(board, &all);
             for g in 0..idx.len() {
                 let pos = idx.position(g);
                 let c = &idx.classes()[idx.class_of(g)];
                 for &sym in c.symmetries() {
-                    assert_eq!(idx.index_of(&transform(board, sym, &pos)), Some(g));
+                    assert_eq!(idx.index_of(&pos.transform(board, sym)), Some(g));
                 }
             }
         }
     }
 
     #[test]
+    fn en_passant_positions_are_their_own() {
+        let board = Board::new(3, 5).unwrap();
+        let idx = MaterialIndex::new(board, "KPvKP".parse().unwrap());
+        let with = fen("2k/pP1/3/3/K2 - - b3");
+        let without = fen("2k/pP1/3/3/K2");
+        let (a, b) = (
+            idx.index_of(&with).unwrap(),
+            idx.index_of(&without).unwrap(),
+        );
+        assert_ne!(a, b);
+        assert_eq!(idx.position(a).ep(), board.parse_square("b4"));
+        assert!(idx.keys().windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
     fn invalid_positions_have_no_index() {
         let board = Board::new(8, 8).unwrap();
-        let idx = Index::new(board);
+        let idx = Index::three_piece(board);
+        let m: Material = "KPvK".parse().unwrap();
         let s = |n: &str| board.parse_square(n).unwrap();
-        let pawn_on = |sq| Position {
-            wk: s("a1"),
-            bk: s("h8"),
-            piece: Some((Piece::Pawn, sq)),
-        };
+        let pawn_on = |sq| Position::new(m, &[s("a1"), s("h8"), sq], None);
         assert_eq!(idx.index_of(&pawn_on(s("e8"))), None);
         assert_eq!(idx.index_of(&pawn_on(s("e1"))), None);
         assert!(idx.index_of(&pawn_on(s("e2"))).is_some());
-        assert_eq!(
-            idx.index_of(&Position {
-                wk: s("a1"),
-                bk: s("a1"),
-                piece: None
-            }),
-            None
-        );
+        let kings = Position::new(Material::KVK, &[s("a1"), s("a1")], None);
+        assert_eq!(idx.index_of(&kings), None);
     }
 }

@@ -1,12 +1,16 @@
-//! The moves of each side under bidding-chess rules (SPEC §1) and what they lead to.
+//! The moves of both sides under bidding-chess rules (SPEC §1) and what they lead to.
 //!
 //! Every pseudo-legal move is allowed: kings may step next to each other or onto attacked
-//! squares. Capturing a king ends the game. Pawns move up the board, double-step from the
-//! second rank when the board has a fourth rank, capture only diagonally forward (the only
-//! possible target is the enemy king) and promote to Q, R, B or N on the last rank.
+//! squares. Capturing a king ends the game; capturing any other piece leads to the smaller
+//! material. Pawns move toward the enemy side (White's up, Black's down), double-step from
+//! their second rank when the board has a fourth rank, capture diagonally forward and
+//! promote to Q, R, B or N on their last rank. A double step beside an enemy pawn gives
+//! that pawn the right to capture en passant on the very next move; any other move ends
+//! the right.
 
 use crate::geometry::{Board, Square};
-use crate::position::{Piece, Position};
+use crate::material::{Color, Piece, Role};
+use crate::position::{Man, Position};
 
 /// Where a move leads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -102,144 +106,194 @@ pub fn king_targets(board: Board, from: Square) -> impl Iterator<Item = Square> 
         .filter_map(move |d| step(board, from, d))
 }
 
-/// All of White's moves in `pos`, in a fixed order: king moves, then the extra piece's.
-pub fn white_moves(board: Board, pos: &Position) -> Vec<Move> {
-    let mut moves = Vec::new();
-    let own_piece = pos.piece.map(|(_, s)| s);
-    for to in king_targets(board, pos.wk) {
-        if Some(to) == own_piece {
+/// All of `side`'s moves in `pos`, man by man in the position's order.
+pub fn moves(board: Board, pos: &Position, side: Color) -> Vec<Move> {
+    let mut out = Vec::new();
+    let occupied = pos.squares();
+    for i in 0..pos.len() {
+        let man = pos.man(i);
+        if man.color != side {
             continue;
         }
-        let outcome = if to == pos.bk {
-            Outcome::WhiteWins
-        } else {
-            Outcome::Continue(Position { wk: to, ..*pos })
-        };
-        moves.push(Move {
-            from: pos.wk,
-            to,
-            promotion: None,
-            outcome,
-        });
-    }
-    let Some((piece, from)) = pos.piece else {
-        return moves;
-    };
-    let moved = |to: Square, p: Piece| {
-        Outcome::Continue(Position {
-            piece: Some((p, to)),
-            ..*pos
-        })
-    };
-    if piece == Piece::Pawn {
-        pawn_moves(board, pos, from, &mut moves);
-        return moves;
-    }
-    for to in piece_targets(board, piece, from, &[pos.wk, pos.bk]) {
-        if to == pos.wk {
-            continue;
+        let from = man.square;
+        match man.role {
+            Role::King => {
+                for to in king_targets(board, from) {
+                    push_move(pos, i, to, None, &mut out);
+                }
+            }
+            Role::Piece(Piece::Pawn) => pawn_moves(board, pos, i, &mut out),
+            Role::Piece(p) => {
+                for to in piece_targets(board, p, from, occupied) {
+                    push_move(pos, i, to, None, &mut out);
+                }
+            }
         }
-        let outcome = if to == pos.bk {
-            Outcome::WhiteWins
-        } else {
-            moved(to, piece)
-        };
-        moves.push(Move {
-            from,
-            to,
-            promotion: None,
-            outcome,
-        });
     }
-    moves
+    out
 }
 
-fn pawn_moves(board: Board, pos: &Position, from: Square, moves: &mut Vec<Move>) {
-    let last = board.ranks() as i32 - 1;
-    let empty = |s: Square| s != pos.wk && s != pos.bk;
-    let advance = |to: Square, moves: &mut Vec<Move>| {
+/// All of White's moves in `pos`.
+pub fn white_moves(board: Board, pos: &Position) -> Vec<Move> {
+    moves(board, pos, Color::White)
+}
+
+/// All of Black's moves in `pos`.
+pub fn black_moves(board: Board, pos: &Position) -> Vec<Move> {
+    moves(board, pos, Color::Black)
+}
+
+/// The position after man `i` goes to `to`, capturing man `taken` if any and becoming
+/// `promotion` if any. No en-passant right is pending afterwards.
+fn after(
+    pos: &Position,
+    i: usize,
+    to: Square,
+    taken: Option<usize>,
+    promotion: Option<Piece>,
+) -> Position {
+    if taken.is_none() && promotion.is_none() {
+        return pos.moved(i, to);
+    }
+    let men: Vec<Man> = (0..pos.len())
+        .filter(|&k| Some(k) != taken)
+        .map(|k| {
+            let mut m = pos.man(k);
+            if k == i {
+                m.square = to;
+                if let Some(p) = promotion {
+                    m.role = Role::Piece(p);
+                }
+            }
+            m
+        })
+        .collect();
+    Position::from_men(&men, None).expect("the same kings")
+}
+
+/// Man `i` goes to `to` (promoting to `promotion`): a move unless `to` holds a man of its
+/// own side; a king capture ends the game.
+fn push_move(pos: &Position, i: usize, to: Square, promotion: Option<Piece>, out: &mut Vec<Move>) {
+    let man = pos.man(i);
+    let outcome = match pos.at(to) {
+        Some(j) => {
+            let target = pos.man(j);
+            if target.color == man.color {
+                return;
+            }
+            if target.role == Role::King {
+                win_for(man.color)
+            } else {
+                Outcome::Continue(after(pos, i, to, Some(j), promotion))
+            }
+        }
+        None => Outcome::Continue(after(pos, i, to, None, promotion)),
+    };
+    out.push(Move {
+        from: man.square,
+        to,
+        promotion,
+        outcome,
+    });
+}
+
+/// The end of the game when `color` captures the enemy king.
+fn win_for(color: Color) -> Outcome {
+    match color {
+        Color::White => Outcome::WhiteWins,
+        Color::Black => Outcome::BlackWins,
+    }
+}
+
+/// The moves of the pawn that is man `i`: one step, the double step from its second rank
+/// (which gives an adjacent enemy pawn the right to take it en passant), diagonal captures,
+/// promotions on its last rank, and the en-passant capture where a right is pending.
+fn pawn_moves(board: Board, pos: &Position, i: usize, out: &mut Vec<Move>) {
+    let man = pos.man(i);
+    let (from, color) = (man.square, man.color);
+    let (dir, start, last) = match color {
+        Color::White => (1, 1, board.ranks() as i32 - 1),
+        Color::Black => (-1, board.ranks() as i32 - 2, 0),
+    };
+    let empty = |s: Square| pos.at(s).is_none();
+    let advance = |to: Square, out: &mut Vec<Move>| {
         if board.rank_of(to) == last {
             for p in Piece::PROMOTIONS {
-                let outcome = Outcome::Continue(Position {
-                    piece: Some((p, to)),
-                    ..*pos
-                });
-                moves.push(Move {
-                    from,
-                    to,
-                    promotion: Some(p),
-                    outcome,
-                });
+                push_move(pos, i, to, Some(p), out);
             }
         } else {
-            let outcome = Outcome::Continue(Position {
-                piece: Some((Piece::Pawn, to)),
-                ..*pos
-            });
-            moves.push(Move {
-                from,
-                to,
-                promotion: None,
-                outcome,
-            });
+            push_move(pos, i, to, None, out);
         }
     };
-    if let Some(one) = step(board, from, (0, 1)).filter(|&s| empty(s)) {
-        advance(one, moves);
-        if board.rank_of(from) == 1
-            && let Some(two) = step(board, one, (0, 1)).filter(|&s| empty(s))
+    if let Some(one) = step(board, from, (0, dir)).filter(|&s| empty(s)) {
+        advance(one, out);
+        if board.rank_of(from) == start
+            && let Some(two) = step(board, one, (0, dir)).filter(|&s| empty(s))
         {
-            advance(two, moves);
+            let before = out.len();
+            advance(two, out);
+            // A double step beside an enemy pawn leaves it the right to take en passant.
+            for m in &mut out[before..] {
+                if let Outcome::Continue(next) = m.outcome
+                    && m.promotion.is_none()
+                    && next.ep_possible(board, two)
+                {
+                    m.outcome = Outcome::Continue(next.with_ep(Some(two)));
+                }
+            }
         }
     }
     for df in [-1, 1] {
-        if let Some(to) = step(board, from, (df, 1)).filter(|&s| s == pos.bk) {
-            moves.push(Move {
-                from,
-                to,
-                promotion: None,
-                outcome: Outcome::WhiteWins,
-            });
+        let Some(to) = step(board, from, (df, dir)) else {
+            continue;
+        };
+        if pos.at(to).is_some_and(|j| pos.man(j).color != color) {
+            advance(to, out);
         }
     }
-}
-
-/// All of Black's moves in `pos`: the king's steps. Stepping onto the white king captures it;
-/// stepping onto the extra piece captures it and leaves bare kings.
-pub fn black_moves(board: Board, pos: &Position) -> Vec<Move> {
-    king_targets(board, pos.bk)
-        .map(|to| {
-            let outcome = if to == pos.wk {
-                Outcome::BlackWins
-            } else if pos.piece.map(|(_, s)| s) == Some(to) {
-                Outcome::Continue(Position {
-                    wk: pos.wk,
-                    bk: to,
-                    piece: None,
-                })
-            } else {
-                Outcome::Continue(Position { bk: to, ..*pos })
-            };
-            Move {
-                from: pos.bk,
-                to,
-                promotion: None,
-                outcome,
-            }
-        })
-        .collect()
+    // En passant: the enemy pawn beside this one has just double-stepped.
+    if let Some(victim) = pos.ep()
+        && let Some(j) = pos.at(victim)
+        && pos.man(j).color != color
+        && board.rank_of(victim) == board.rank_of(from)
+        && (board.file_of(victim) - board.file_of(from)).abs() == 1
+        && let Some(to) = step(board, victim, (0, dir)).filter(|&s| empty(s))
+    {
+        out.push(Move {
+            from,
+            to,
+            promotion: None,
+            outcome: Outcome::Continue(after(pos, i, to, Some(j), None)),
+        });
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fen;
 
     fn b8() -> Board {
         Board::new(8, 8).unwrap()
     }
 
-    fn sq(board: Board, name: &str) -> Square {
-        board.parse_square(name).unwrap()
+    fn pos(text: &str) -> (Board, Position) {
+        let p = fen::parse(text).unwrap();
+        (p.board, p.position)
+    }
+
+    /// The moves of `side` in `text` from square `from` (all if None), in coordinate
+    /// notation, sorted.
+    fn names(text: &str, side: Color, from: Option<&str>) -> Vec<String> {
+        let (board, p) = pos(text);
+        let from = from.map(|f| board.parse_square(f).unwrap());
+        let mut v: Vec<_> = moves(board, &p, side)
+            .into_iter()
+            .filter(|m| from.is_none_or(|f| m.from == f))
+            .map(|m| m.uci(board))
+            .collect();
+        v.sort();
+        v
     }
 
     /// Our attack sets against shakmaty's, for every piece on every square of an empty 8x8
@@ -279,101 +333,159 @@ mod tests {
 
     #[test]
     fn rook_captures_king_along_rank() {
-        let board = b8();
-        let pos = Position {
-            wk: sq(board, "d6"),
-            bk: sq(board, "d8"),
-            piece: Some((Piece::Rook, sq(board, "h8"))),
-        };
-        let wins: Vec<_> = white_moves(board, &pos)
+        let (board, p) = pos("3k3R/8/3K4/8/8/8/8/8");
+        let wins: Vec<_> = white_moves(board, &p)
             .into_iter()
             .filter(|m| m.outcome == Outcome::WhiteWins)
             .map(|m| m.uci(board))
             .collect();
         assert_eq!(wins, vec!["h8d8"]);
         // Black: c7, d7, e7 sit next to the white king but are legal; none captures.
-        assert_eq!(black_moves(board, &pos).len(), 5);
+        assert_eq!(black_moves(board, &p).len(), 5);
     }
 
     #[test]
-    fn pawn_rules() {
-        let board = b8();
-        let p = |wk: &str, bk: &str, pawn: &str| Position {
-            wk: sq(board, wk),
-            bk: sq(board, bk),
-            piece: Some((Piece::Pawn, sq(board, pawn))),
-        };
-        let names = |pos: Position| {
-            let mut v: Vec<_> = white_moves(board, &pos)
-                .into_iter()
-                .filter(|m| m.from == pos.piece.unwrap().1)
-                .map(|m| m.uci(board))
-                .collect();
-            v.sort();
-            v
-        };
-        assert_eq!(names(p("a1", "h8", "e2")), vec!["e2e3", "e2e4"]);
-        assert_eq!(names(p("a1", "e4", "e2")), vec!["e2e3"]);
-        assert_eq!(names(p("a1", "e3", "e2")), Vec::<String>::new());
-        assert_eq!(names(p("a1", "d3", "e2")), vec!["e2d3", "e2e3", "e2e4"]);
+    fn white_pawn_rules() {
+        let w = Color::White;
         assert_eq!(
-            names(p("a1", "h1", "e7")),
-            vec!["e7e8b", "e7e8n", "e7e8q", "e7e8r"]
+            names("7k/8/8/8/8/8/4P3/K7", w, Some("e2")),
+            ["e2e3", "e2e4"]
         );
-        assert_eq!(names(p("a1", "h1", "e3")), vec!["e3e4"]);
+        assert_eq!(names("8/8/8/8/4k3/8/4P3/K7", w, Some("e2")), ["e2e3"]);
+        assert!(names("8/8/8/8/8/4k3/4P3/K7", w, Some("e2")).is_empty());
+        assert_eq!(
+            names("8/8/8/8/8/3k4/4P3/K7", w, Some("e2")),
+            ["e2d3", "e2e3", "e2e4"]
+        );
+        assert_eq!(
+            names("8/4P3/8/8/8/8/8/K6k", w, Some("e7")),
+            ["e7e8b", "e7e8n", "e7e8q", "e7e8r"]
+        );
         // On a 4-rank board the double step reaches the last rank and promotes.
-        let b4 = Board::new(4, 4).unwrap();
-        let pos = Position {
-            wk: sq(b4, "a1"),
-            bk: sq(b4, "d4"),
-            piece: Some((Piece::Pawn, sq(b4, "b2"))),
-        };
-        let mut v: Vec<_> = white_moves(b4, &pos)
-            .into_iter()
-            .filter(|m| m.from == sq(b4, "b2"))
-            .map(|m| m.uci(b4))
-            .collect();
-        v.sort();
-        assert_eq!(v, vec!["b2b3", "b2b4b", "b2b4n", "b2b4q", "b2b4r"]);
-        // No double step on a 3-rank board: b2b3 promotes.
-        let b3 = Board::new(3, 3).unwrap();
-        let pos = Position {
-            wk: sq(b3, "a1"),
-            bk: sq(b3, "c1"),
-            piece: Some((Piece::Pawn, sq(b3, "b2"))),
-        };
         assert_eq!(
-            white_moves(b3, &pos)
-                .into_iter()
-                .filter(|m| m.from == sq(b3, "b2"))
-                .count(),
-            4
+            names("3k/4/1P2/K3", w, Some("b2")),
+            ["b2b3", "b2b4b", "b2b4n", "b2b4q", "b2b4r"]
         );
+        // No double step on a 3-rank board: b2b3 promotes.
+        assert_eq!(names("3/1P1/K1k", w, Some("b2")).len(), 4);
+    }
+
+    /// Black's pawns move down: one step, the double step from rank R−1, captures down
+    /// the diagonals, promotion on rank 1.
+    #[test]
+    fn black_pawn_rules() {
+        let b = Color::Black;
+        assert_eq!(
+            names("K7/4p3/8/8/8/8/8/7k", b, Some("e7")),
+            ["e7e5", "e7e6"]
+        );
+        assert_eq!(
+            names("K7/8/8/8/8/8/4p3/7k", b, Some("e2")),
+            ["e2e1b", "e2e1n", "e2e1q", "e2e1r"]
+        );
+        // A capture of a white piece, promoting on the last rank.
+        assert_eq!(
+            names("K7/8/8/8/8/8/4p3/3R3k", b, Some("e2")),
+            [
+                "e2d1b", "e2d1n", "e2d1q", "e2d1r", "e2e1b", "e2e1n", "e2e1q", "e2e1r"
+            ]
+        );
+        let (board, p) = pos("K7/8/8/8/8/8/4p3/3R3k");
+        let taken = moves(board, &p, b)
+            .into_iter()
+            .find(|m| m.uci(board) == "e2d1q")
+            .unwrap();
+        let Outcome::Continue(after) = taken.outcome else {
+            panic!("the game goes on")
+        };
+        assert_eq!(after.material().to_string(), "KvKQ");
+    }
+
+    #[test]
+    fn captures_lead_to_smaller_materials() {
+        // A white rook takes the black knight; the black king takes the rook.
+        let (board, p) = pos("8/8/8/8/3kn3/8/8/K3R3");
+        let rook_takes = white_moves(board, &p)
+            .into_iter()
+            .find(|m| m.uci(board) == "e1e4")
+            .unwrap();
+        assert_eq!(
+            rook_takes.outcome,
+            Outcome::Continue(pos("8/8/8/8/3kR3/8/8/K7").1)
+        );
+        let (board, q) = pos("8/8/8/8/3kR3/8/8/K7");
+        let king_takes = black_moves(board, &q)
+            .into_iter()
+            .find(|m| m.uci(board) == "d4e4")
+            .unwrap();
+        assert_eq!(
+            king_takes.outcome,
+            Outcome::Continue(pos("8/8/8/8/4k3/8/8/K7").1)
+        );
+        // A piece never lands on its own side's man.
+        assert!(!names("8/8/8/8/8/8/8/KR5k", Color::White, None).contains(&"a1b1".into()));
     }
 
     #[test]
     fn black_captures() {
-        let board = b8();
-        let pos = Position {
-            wk: sq(board, "e4"),
-            bk: sq(board, "e5"),
-            piece: Some((Piece::Knight, sq(board, "d5"))),
-        };
-        let moves = black_moves(board, &pos);
+        let (board, p) = pos("8/8/8/3Nk3/4K3/8/8/8");
+        let moves = black_moves(board, &p);
         assert!(
             moves
                 .iter()
-                .any(|m| m.to == pos.wk && m.outcome == Outcome::BlackWins)
+                .any(|m| m.to == p.wk() && m.outcome == Outcome::BlackWins)
         );
-        let take = moves.iter().find(|m| m.to == sq(board, "d5")).unwrap();
+        let take = moves
+            .iter()
+            .find(|m| m.to == board.parse_square("d5").unwrap())
+            .unwrap();
         assert_eq!(
             take.outcome,
-            Outcome::Continue(Position {
-                wk: pos.wk,
-                bk: sq(board, "d5"),
-                piece: None
-            })
+            Outcome::Continue(pos("8/8/8/3k4/4K3/8/8/8").1)
         );
         assert_eq!(moves.len(), 8);
+    }
+
+    /// En passant on a 5-rank board: the double step beside an enemy pawn gives it the
+    /// right; the capture is there only then; any other move ends the right.
+    #[test]
+    fn en_passant() {
+        // White's b2-b4 lands beside Black's c4.
+        let (board, q) = pos("2k2/2p2/5/1P3/K4");
+        let double = white_moves(board, &q)
+            .into_iter()
+            .find(|m| m.uci(board) == "b2b4")
+            .unwrap();
+        let Outcome::Continue(after) = double.outcome else {
+            panic!("the game goes on")
+        };
+        assert_eq!(after.ep(), board.parse_square("b4"));
+        assert_eq!(fen::write(board, &after), "2k2/1Pp2/5/5/K4 - - b3");
+        // Black may take en passant, onto b3, removing the b4 pawn; only with the right.
+        let with = "2k2/1Pp2/5/5/K4 - - b3";
+        assert!(names(with, Color::Black, Some("c4")).contains(&"c4b3".into()));
+        assert!(!names("2k2/1Pp2/5/5/K4", Color::Black, Some("c4")).contains(&"c4b3".into()));
+        let (board, e) = pos(with);
+        let take = black_moves(board, &e)
+            .into_iter()
+            .find(|m| m.uci(board) == "c4b3")
+            .unwrap();
+        assert_eq!(take.outcome, Outcome::Continue(pos("2k2/5/1p3/5/K4").1));
+        // White moving again ends the right.
+        for m in white_moves(board, &e) {
+            if let Outcome::Continue(n) = m.outcome {
+                assert_eq!(n.ep(), None, "{}", m.uci(board));
+            }
+        }
+        // A double step with no enemy pawn beside the pawn gives no right.
+        let (board, r) = pos("2k2/4p/5/1P3/K4");
+        let m = white_moves(board, &r)
+            .into_iter()
+            .find(|m| m.uci(board) == "b2b4")
+            .unwrap();
+        let Outcome::Continue(after) = m.outcome else {
+            panic!("the game goes on")
+        };
+        assert_eq!(after.ep(), None);
     }
 }

@@ -21,9 +21,9 @@ use axum::routing::get;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::error::Error;
-use crate::map::ValueMap;
-use crate::probe::Tablebase;
+use bidtb::error::Error;
+use bidtb::probe::Tablebase;
+use bidtb::probe::map::ValueMap;
 
 const PAGE: &str = include_str!("explorer/index.html");
 const SCRIPT: &str = include_str!("explorer/explorer.js");

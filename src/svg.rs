@@ -4,11 +4,9 @@
 
 use std::fmt::Write;
 
-use num_traits::ToPrimitive;
-
-use crate::convergence::Convergence;
-use crate::map::ValueMap;
-use crate::probe::{decimal, fraction};
+use bidtb::iterate::convergence::Convergence;
+use bidtb::probe::map::ValueMap;
+use bidtb::probe::{decimal, fraction};
 
 /// Escape text for SVG content and attributes.
 fn esc(s: &str) -> String {
@@ -70,7 +68,7 @@ pub fn heatmap(map: &ValueMap) -> String {
             let name = map.board.square_name(s);
             match map.at(s) {
                 Some(v) => {
-                    let approx = v.to_f64().unwrap_or(0.5);
+                    let approx = v.to_f64();
                     let ink = if (0.2..=0.8).contains(&approx) {
                         "#222"
                     } else {
@@ -389,8 +387,8 @@ pub fn plot(rec: &Convergence, board: &str, first_richman: Option<u32>) -> Strin
 /// The atlas's grid: one square per board (files across, ranks up), coloured by the number
 /// of digits of its largest denominator on a log scale (blue: few, red: many), the digits
 /// written in it and in a `<title>` tooltip.
-pub fn atlas_grid(rows: &[crate::atlas::Row]) -> String {
-    let size = |r: &crate::atlas::Row| -> (u32, u32) {
+pub fn atlas_grid(rows: &[bidtb::generate::atlas::Row]) -> String {
+    let size = |r: &bidtb::generate::atlas::Row| -> (u32, u32) {
         let (f, rk) = r.board.split_once('x').expect("FxR");
         (f.parse().unwrap_or(0), rk.parse().unwrap_or(0))
     };
@@ -443,16 +441,19 @@ pub fn atlas_grid(rows: &[crate::atlas::Row]) -> String {
 }
 
 /// One series of an atlas scatter: its name and its value for a row (None: no point).
-pub type Series<'a> = (&'a str, &'a dyn Fn(&crate::atlas::Row) -> Option<f64>);
+pub type Series<'a> = (
+    &'a str,
+    &'a dyn Fn(&bidtb::generate::atlas::Row) -> Option<f64>,
+);
 
 /// A log–log scatter of the atlas: `y(row)` against `x(row)` for every board, each point
 /// with its board and both numbers in a `<title>`.
 pub fn atlas_scatter(
-    rows: &[crate::atlas::Row],
+    rows: &[bidtb::generate::atlas::Row],
     title: &str,
     series: &[Series<'_>],
     x_name: &str,
-    x: &dyn Fn(&crate::atlas::Row) -> f64,
+    x: &dyn Fn(&bidtb::generate::atlas::Row) -> f64,
 ) -> String {
     let (width, height) = (720.0, 440.0);
     let (x0, x1, y0, y1) = (70.0, 690.0, 40.0, 360.0);

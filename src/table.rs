@@ -1,21 +1,29 @@
-//! Table files: one per board and material class (`DIR/FxR/KRvK.bidtb`), holding every
-//! position's exact value and its progress levels in White's closure T and Black's closure
-//! T′. The byte layout is specified in `docs/FORMAT.md`; in short:
+//! Table files: one per board and material (`DIR/FxR/KRvKN.bidtb`), holding every
+//! position's exact value (α, and β where it differs) and its progress levels in White's
+//! closure T and Black's closure T′. The byte layout is specified in `docs/FORMAT.md`; in
+//! short:
 //!
-//! - a 128-byte little-endian header (magic, version, board, class, counts, the run's
-//!   verdicts, section offsets, a CRC-32 of the body and one of the header itself);
-//! - the canonical raw key of every position (see [`crate::index::raw_key`]), increasing, so
-//!   a position is found by binary search without rebuilding the index;
-//! - per position, the rank of its value in the dictionary, and its T and T′ levels, each a
-//!   `u32`, read zero-copy from the memory map;
+//! - a little-endian header in bidtb's container ([`crate::container`]: magic, version,
+//!   length, fields, CRC-32): the board, the material by name, counts, the run's verdicts,
+//!   section offsets, a CRC-32 of the body;
+//! - the canonical key of every position (see [`crate::index`]), increasing, so a position
+//!   is found by binary search without rebuilding the index;
+//! - per position, the rank of its value in the dictionary, its T and T′ levels, and (where
+//!   α < β somewhere) the rank of its β, each a `u32`, read zero-copy from the memory map;
 //! - the dictionary: every distinct value once, in increasing order (so ranks compare like
 //!   values), as little-endian numerator and denominator bytes.
 //!
-//! [`Table::open`] checks everything it can before answering anything: magic, version,
-//! header checksum, board, class, section offsets and sizes, the body checksum, increasing
-//! keys, ranks inside the dictionary and well-formed dictionary offsets. A truncated,
-//! bit-flipped or foreign file is an [`Error::Table`] naming the file, never a panic or a
-//! wrong value. Files are written atomically ([`crate::atomic`]).
+//! This build writes version 3 (the material named in the header, 64-bit keys wide enough
+//! for every material on every board). It reads versions 1 and 2 too, the three-piece
+//! tables of earlier builds (a class number in the header, 32-bit keys), and answers from
+//! them exactly as before.
+//!
+//! [`Table::open`] checks everything it can before answering anything: that the file is a
+//! regular file, magic, version, header checksum, board, material, section offsets and
+//! sizes, the body checksum, increasing keys, ranks inside the dictionary and well-formed
+//! dictionary offsets. A truncated, bit-flipped or foreign file is an [`Error::Table`]
+//! naming the file, never a panic or a wrong value. Files are written atomically
+//! ([`crate::atomic`]).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -25,28 +33,30 @@ use memmap2::Mmap;
 use num_bigint::BigUint;
 use num_traits::Zero;
 use rayon::prelude::*;
+use zerocopy::FromBytes;
 use zerocopy::little_endian::{U32, U64};
-use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
+use crate::container::{Fields, HeaderWriter, PREFIX_LEN, open_regular};
 use crate::error::Error;
 use crate::geometry::Board;
-use crate::guess::Value;
-use crate::position::Material;
-use crate::rational::{cmp_shadowed, shadow};
+use crate::material::Material;
+use crate::value::Value;
+use crate::value::arith::{cmp_shadowed, shadow};
 
 /// The first eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"BIDTB\r\n\x1a";
-/// The format version of a table whose every position has α = β (one value each): what
-/// this build writes whenever it can, so that such tables stay byte-identical to earlier
-/// builds'.
-pub const VERSION: u32 = 1;
-/// The format version of a table that also stores β, for boards where α < β somewhere
-/// (a `ranks_beta` section after `levels_black`). This build reads both versions.
-pub const VERSION_ALPHA_BETA: u32 = 2;
+/// The format version this build writes.
+pub const VERSION: u32 = 3;
+/// The versions this build reads: 1 (three-piece, α = β), 2 (three-piece, β apart), 3.
+pub const READABLE: [u32; 3] = [1, 2, 3];
 /// The file name extension of table files.
 pub const EXTENSION: &str = "bidtb";
-/// Size of the header in bytes.
-pub const HEADER_LEN: usize = 128;
+/// Header length of versions 1 and 2.
+const HEADER_LEN_V1: usize = 128;
+/// Header length of version 3.
+pub const HEADER_LEN: usize = 160;
+/// Bytes of the material name in a version 3 header (ASCII, zero-padded).
+const NAME_LEN: usize = 16;
 /// The stored level of a position outside a closure.
 pub const UNREACHED: u32 = u32::MAX;
 /// The stored first Richman iteration (or stable-at iteration) of a run that has none.
@@ -55,102 +65,71 @@ const NO_ITERATION: u32 = u32::MAX;
 const FLAG_CONVERGED: u8 = 1;
 const FLAG_CERTIFIED_ALPHA: u8 = 2;
 const FLAG_CERTIFIED_BETA: u8 = 4;
-/// Set exactly in version 2: the file has a `ranks_beta` section.
+/// Set exactly when the file has a `ranks_beta` section (α < β somewhere).
 const FLAG_BETA_SECTION: u8 = 8;
-/// Offset of the header checksum, which covers every header byte before it.
-const HEADER_CRC_AT: usize = 124;
 
-/// The file name of a class's table, e.g. `KRvK.bidtb`.
+/// The file name of a material's table, e.g. `KRvKN.bidtb`.
 pub fn file_name(material: Material) -> String {
     format!("{material}.{EXTENSION}")
 }
 
-/// The header as laid out on disk (all integers little-endian, no padding).
-#[derive(FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned, Clone, Copy, Debug)]
-#[repr(C)]
-struct Header {
-    magic: [u8; 8],
-    version: U32,
-    header_len: U32,
-    files: u8,
-    ranks: u8,
-    class: u8,
-    flags: u8,
-    first_richman_iteration: U32,
-    positions: U64,
-    raw_positions: U64,
-    stable_at: U32,
-    max_level_white: U32,
-    max_level_black: U32,
-    dictionary_len: U32,
-    keys_offset: U64,
-    ranks_offset: U64,
-    levels_white_offset: U64,
-    levels_black_offset: U64,
-    dictionary_index_offset: U64,
-    dictionary_bytes_offset: U64,
-    file_len: U64,
-    body_crc: U32,
-    /// Version 2: the offset of `ranks_beta`; version 1: reserved, zero.
-    ranks_beta_offset: U64,
-    header_crc: U32,
-}
-
-const _: () = assert!(size_of::<Header>() == HEADER_LEN);
-
 /// What a table says about itself (its header, decoded and checked).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableInfo {
-    /// The format version: 1 (one value per position, α = β) or 2 (α and β stored apart).
+    /// The format version: 1, 2 or 3.
     pub version: u32,
     /// The board.
     pub board: Board,
-    /// The material class.
+    /// The material.
     pub material: Material,
     /// Number of stored (canonical) positions.
     pub positions: usize,
     /// Number of positions before symmetry reduction.
     pub raw_positions: u64,
-    /// The run's first Richman iteration (the whole board's), if it converged.
+    /// The run's first Richman iteration (the study's iteration), if it converged.
     pub first_richman_iteration: Option<u32>,
-    /// The iteration at which this class's guesses stopped changing (None for tables made
-    /// by the solve method, which has no iterations).
+    /// The iteration at which this material's guesses stopped changing (None for tables
+    /// made by the solve method, which has no iterations).
     pub stable_at: Option<u32>,
-    /// Whether the run proved the guesses a Richman function.
+    /// Whether the run proved the values a Richman function.
     pub converged: bool,
-    /// Whether the certificate proved α = s for every position of the board.
+    /// Whether the certificate proved the stored α to be α.
     pub certified_alpha: bool,
-    /// Whether the certificate proved β = s for every position of the board.
+    /// Whether the certificate proved the stored β (the α where none is stored) to be β.
     pub certified_beta: bool,
     /// Number of distinct values.
     pub dictionary_len: usize,
-    /// The largest T level in the class (ignoring unreached positions).
+    /// The largest T level in the file (ignoring unreached positions).
     pub max_level_white: u32,
-    /// The largest T′ level in the class.
+    /// The largest T′ level.
     pub max_level_black: u32,
+    /// Whether the file stores β apart from α (α < β somewhere).
+    pub has_beta: bool,
 }
 
 impl TableInfo {
-    /// Whether every stored value is proved exact: α = s = β in version 1; in version 2
-    /// the stored α is the limit α and the stored β the limit β.
+    /// Whether every stored value is proved exact: the stored α is the limit α and the
+    /// stored β (or α, where α = β) the limit β.
     pub fn certified(&self) -> bool {
         self.converged && self.certified_alpha && self.certified_beta
     }
 
-    /// Whether the file stores β apart from α (version 2).
+    /// Whether the file stores β apart from α.
     pub fn has_beta(&self) -> bool {
-        self.version == VERSION_ALPHA_BETA
+        self.has_beta
     }
 }
 
-/// Where each section lies, as computed from the position and dictionary counts.
+/// Where each section lies, as computed from the counts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Layout {
+    /// Bytes per key: 4 in versions 1 and 2, 8 in version 3.
+    key_width: usize,
     keys: Range<usize>,
     ranks: Range<usize>,
     levels_white: Range<usize>,
     levels_black: Range<usize>,
-    /// Version 2 only: each position's β rank (version 1: α's ranks serve as β's).
+    /// Each position's β rank, where stored (else α's ranks serve as β's).
     ranks_beta: Option<Range<usize>>,
     dictionary_index: Range<usize>,
     /// Start of the dictionary bytes (they run to the end of the file).
@@ -158,24 +137,32 @@ struct Layout {
 }
 
 impl Layout {
-    /// The layout for `positions` positions and `dictionary` values, with a `ranks_beta`
-    /// section if `beta`, or None on overflow.
-    fn new(positions: usize, dictionary: usize, beta: bool) -> Option<Layout> {
+    /// The layout for `positions` positions and `dictionary` values after a header of
+    /// `header` bytes, keys of `key_width` bytes, with a `ranks_beta` section if `beta`;
+    /// None on overflow.
+    fn new(
+        header: usize,
+        key_width: usize,
+        positions: usize,
+        dictionary: usize,
+        beta: bool,
+    ) -> Option<Layout> {
         let array = positions.checked_mul(4)?;
         let index = dictionary.checked_add(1)?.checked_mul(8)?;
-        let mut at = HEADER_LEN;
+        let mut at = header;
         let mut next = |len: usize| -> Option<Range<usize>> {
             let r = at..at.checked_add(len)?;
             at = r.end;
             Some(r)
         };
-        let keys = next(array)?;
+        let keys = next(positions.checked_mul(key_width)?)?;
         let ranks = next(array)?;
         let levels_white = next(array)?;
         let levels_black = next(array)?;
         let ranks_beta = if beta { Some(next(array)?) } else { None };
         let dictionary_index = next(index)?;
         Some(Layout {
+            key_width,
             dictionary_bytes: dictionary_index.end,
             keys,
             ranks,
@@ -193,26 +180,26 @@ impl Layout {
 pub struct Contents<'a> {
     /// The board.
     pub board: Board,
-    /// The material class.
+    /// The material.
     pub material: Material,
     /// Number of positions before symmetry reduction.
     pub raw_positions: u64,
-    /// The run's first Richman iteration, if it converged.
+    /// The run's first Richman iteration, if the study's iteration made the values.
     pub first_richman_iteration: Option<u32>,
-    /// Where this class's guesses stopped changing (None: the solve method).
+    /// Where this material's guesses stopped changing (None: the solve method).
     pub stable_at: Option<u32>,
     /// Whether the values were proved to form a Richman function.
     pub converged: bool,
-    /// Whether α = s was proved for the whole board (with `values_beta`: α = `values`).
+    /// Whether `values` were proved to be α.
     pub certified_alpha: bool,
-    /// Whether β = s was proved for the whole board (with `values_beta`: β = `values_beta`).
+    /// Whether `values_beta` (or `values`, without it) were proved to be β.
     pub certified_beta: bool,
-    /// The canonical raw key of each position, increasing.
-    pub keys: Vec<u32>,
+    /// The canonical key of each position, increasing.
+    pub keys: Vec<u64>,
     /// The value of each position: α (which is also β unless `values_beta` is given).
     pub values: Vec<&'a Value>,
-    /// β of each position, on boards where it differs from α somewhere: the file is then
-    /// written in version 2. None: version 1, whose values are α = β.
+    /// β of each position, where it differs from α somewhere: then the file has a
+    /// `ranks_beta` section.
     pub values_beta: Option<Vec<&'a Value>>,
     /// The T level of each position ([`UNREACHED`] outside T), T computed from α.
     pub levels_white: Vec<u32>,
@@ -227,7 +214,7 @@ fn encode_value(v: &Value, out: &mut Vec<u8>) {
     out.extend_from_slice(&v.denom().to_bytes_le());
 }
 
-/// The file image of a table.
+/// The file image of a table (version 3).
 pub fn encode(c: &Contents<'_>) -> Vec<u8> {
     let p = c.keys.len();
     assert!(
@@ -258,16 +245,18 @@ pub fn encode(c: &Contents<'_>) -> Vec<u8> {
     for (rank, v) in dictionary.iter().enumerate() {
         distinct.insert((v.numer(), v.denom()), rank as u32);
     }
-    let layout =
-        Layout::new(p, dictionary.len(), c.values_beta.is_some()).expect("a table fits in memory");
+    let layout = Layout::new(HEADER_LEN, 8, p, dictionary.len(), c.values_beta.is_some())
+        .expect("a table fits in memory");
 
     let mut bytes = vec![0u8; layout.dictionary_bytes];
+    for (chunk, k) in bytes[layout.keys.clone()].chunks_exact_mut(8).zip(&c.keys) {
+        chunk.copy_from_slice(&k.to_le_bytes());
+    }
     let mut put = |range: &Range<usize>, items: &mut dyn Iterator<Item = u32>| {
         for (chunk, x) in bytes[range.clone()].chunks_exact_mut(4).zip(items) {
             chunk.copy_from_slice(&x.to_le_bytes());
         }
     };
-    put(&layout.keys, &mut c.keys.iter().copied());
     put(
         &layout.ranks,
         &mut c.values.iter().map(|v| distinct[&(v.numer(), v.denom())]),
@@ -308,43 +297,32 @@ pub fn encode(c: &Contents<'_>) -> Vec<u8> {
         | flag(c.certified_alpha, FLAG_CERTIFIED_ALPHA)
         | flag(c.certified_beta, FLAG_CERTIFIED_BETA)
         | flag(c.values_beta.is_some(), FLAG_BETA_SECTION);
-    let class = Material::ALL
-        .iter()
-        .position(|&m| m == c.material)
-        .expect("a known class") as u8;
-    let offset = |x: usize| U64::new(x as u64);
-    let mut header = Header {
-        magic: MAGIC,
-        version: U32::new(if c.values_beta.is_some() {
-            VERSION_ALPHA_BETA
-        } else {
-            VERSION
-        }),
-        header_len: U32::new(HEADER_LEN as u32),
-        files: c.board.files(),
-        ranks: c.board.ranks(),
-        class,
-        flags,
-        first_richman_iteration: U32::new(c.first_richman_iteration.unwrap_or(NO_ITERATION)),
-        positions: offset(p),
-        raw_positions: U64::new(c.raw_positions),
-        stable_at: U32::new(c.stable_at.unwrap_or(NO_ITERATION)),
-        max_level_white: U32::new(max_level(&c.levels_white)),
-        max_level_black: U32::new(max_level(&c.levels_black)),
-        dictionary_len: U32::new(dictionary.len() as u32),
-        keys_offset: offset(layout.keys.start),
-        ranks_offset: offset(layout.ranks.start),
-        levels_white_offset: offset(layout.levels_white.start),
-        levels_black_offset: offset(layout.levels_black.start),
-        dictionary_index_offset: offset(layout.dictionary_index.start),
-        dictionary_bytes_offset: offset(layout.dictionary_bytes),
-        file_len: offset(bytes.len()),
-        body_crc: U32::new(crc32fast::hash(&bytes[HEADER_LEN..])),
-        ranks_beta_offset: offset(layout.ranks_beta.as_ref().map_or(0, |r| r.start)),
-        header_crc: U32::new(0),
-    };
-    header.header_crc = U32::new(crc32fast::hash(&header.as_bytes()[..HEADER_CRC_AT]));
-    bytes[..HEADER_LEN].copy_from_slice(header.as_bytes());
+    let mut name = [0u8; NAME_LEN];
+    let text = c.material.to_string();
+    name[..text.len()].copy_from_slice(text.as_bytes());
+    let mut h = HeaderWriter::new(MAGIC, VERSION, HEADER_LEN);
+    h.u8(c.board.files())
+        .u8(c.board.ranks())
+        .u8(c.material.man_count() as u8)
+        .u8(flags)
+        .bytes(&name)
+        .u32(c.first_richman_iteration.unwrap_or(NO_ITERATION))
+        .u64(p as u64)
+        .u64(c.raw_positions)
+        .u32(c.stable_at.unwrap_or(NO_ITERATION))
+        .u32(max_level(&c.levels_white))
+        .u32(max_level(&c.levels_black))
+        .u32(dictionary.len() as u32)
+        .u64(layout.keys.start as u64)
+        .u64(layout.ranks.start as u64)
+        .u64(layout.levels_white.start as u64)
+        .u64(layout.levels_black.start as u64)
+        .u64(layout.ranks_beta.as_ref().map_or(0, |r| r.start as u64))
+        .u64(layout.dictionary_index.start as u64)
+        .u64(layout.dictionary_bytes as u64)
+        .u64(bytes.len() as u64)
+        .u32(crc32fast::hash(&bytes[HEADER_LEN..]));
+    bytes[..HEADER_LEN].copy_from_slice(&h.finish());
     bytes
 }
 
@@ -367,15 +345,14 @@ impl Table {
     /// file must not be modified while it is open.
     pub fn open(path: impl AsRef<Path>) -> Result<Table, Error> {
         let path = path.as_ref();
-        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        let (file, len) = open_regular(path)?;
         let bad = |reason: String| Error::Table {
             path: path.display().to_string(),
             reason,
         };
-        if len < HEADER_LEN as u64 {
+        if len < (PREFIX_LEN + 4) as u64 {
             return Err(bad(format!(
-                "truncated: {len} bytes, shorter than the {HEADER_LEN}-byte header"
+                "truncated: {len} bytes, shorter than a table header"
             )));
         }
         // SAFETY: the map is read-only and private to this process; bidtb never writes a
@@ -420,16 +397,30 @@ impl Table {
             .expect("sizes checked at open")
     }
 
-    /// The local index of the position with canonical raw key `key`, if stored.
-    pub fn find(&self, key: usize) -> Option<usize> {
-        self.words(&self.layout.keys)
-            .binary_search_by(|k| (k.get() as usize).cmp(&key))
-            .ok()
+    fn wide_keys(&self) -> &[U64] {
+        <[U64]>::ref_from_bytes(&self.map[self.layout.keys.clone()]).expect("sizes checked at open")
     }
 
-    /// The canonical raw key of position `i`.
-    pub fn key(&self, i: usize) -> usize {
-        self.words(&self.layout.keys)[i].get() as usize
+    /// The local index of the position with canonical key `key`, if stored.
+    pub fn find(&self, key: u64) -> Option<usize> {
+        if self.layout.key_width == 8 {
+            self.wide_keys()
+                .binary_search_by(|k| k.get().cmp(&key))
+                .ok()
+        } else {
+            self.words(&self.layout.keys)
+                .binary_search_by(|k| (k.get() as u64).cmp(&key))
+                .ok()
+        }
+    }
+
+    /// The canonical key of position `i`.
+    pub fn key(&self, i: usize) -> u64 {
+        if self.layout.key_width == 8 {
+            self.wide_keys()[i].get()
+        } else {
+            self.words(&self.layout.keys)[i].get() as u64
+        }
     }
 
     /// The rank of position `i`'s value in the dictionary (ranks compare like values).
@@ -447,7 +438,7 @@ impl Table {
         self.words(&self.layout.levels_black)[i].get()
     }
 
-    /// The rank of position `i`'s β in the dictionary: in version 1, its α rank.
+    /// The rank of position `i`'s β in the dictionary (its α rank where no β is stored).
     pub fn rank_beta(&self, i: usize) -> u32 {
         match &self.layout.ranks_beta {
             Some(range) => self.words(range)[i].get(),
@@ -455,13 +446,12 @@ impl Table {
         }
     }
 
-    /// The exact value of position `i`: α, which is the value where α = β (always, in a
-    /// version 1 file).
+    /// The exact value of position `i`: α, which is the value where α = β.
     pub fn value(&self, i: usize) -> Result<Value, Error> {
         self.dictionary_value(self.rank(i) as usize)
     }
 
-    /// The exact β of position `i`, if it differs from α (only in version 2 files).
+    /// The exact β of position `i`, if it differs from α.
     pub fn beta_if_above(&self, i: usize) -> Result<Option<Value>, Error> {
         let (a, b) = (self.rank(i), self.rank_beta(i));
         if a == b {
@@ -470,7 +460,7 @@ impl Table {
         self.dictionary_value(b as usize).map(Some)
     }
 
-    /// Positions whose β lies above their α (0 in a version 1 file).
+    /// Positions whose β lies above their α (0 where no β is stored).
     pub fn alpha_below_beta(&self) -> usize {
         match &self.layout.ranks_beta {
             Some(range) => self
@@ -486,7 +476,7 @@ impl Table {
     /// Dictionary entry `k` (the k-th smallest distinct value), in lowest terms.
     pub fn dictionary_value(&self, k: usize) -> Result<Value, Error> {
         let v = self.dictionary_value_as_stored(k)?;
-        Ok(crate::rational::reduced(
+        Ok(crate::value::arith::reduced(
             v.numer().clone(),
             v.denom().clone(),
         ))
@@ -527,62 +517,199 @@ fn decode_value(entry: &[u8]) -> Option<Value> {
     Some(Value::new_raw(numer, denom))
 }
 
+/// The header fields of any version, decoded but not yet checked against the body.
+struct Header {
+    info: TableInfo,
+    flags: u8,
+    /// Stated offsets: keys, ranks, levels_white, levels_black, dictionary_index,
+    /// dictionary_bytes, ranks_beta (0 where none).
+    offsets: [u64; 7],
+    file_len: u64,
+    body_crc: u32,
+    header_len: usize,
+}
+
+/// Decode a version 1 or 2 header (128 bytes, a class number).
+fn header_v1(mut f: Fields<'_>) -> Result<Header, String> {
+    let version = f.version;
+    let (files, ranks, class, flags) = (f.u8()?, f.u8()?, f.u8()?, f.u8()?);
+    let board = Board::new(files, ranks).map_err(|e| e.to_string())?;
+    let material = *Material::three_piece()
+        .get(class as usize)
+        .ok_or_else(|| format!("unknown class number {class}"))?;
+    let first = f.u32()?;
+    let (positions, raw) = (f.u64()?, f.u64()?);
+    let (stable_at, lw, lb, dictionary_len) = (f.u32()?, f.u32()?, f.u32()?, f.u32()?);
+    let mut offsets = [0u64; 7];
+    for o in &mut offsets[..6] {
+        *o = f.u64()?;
+    }
+    let file_len = f.u64()?;
+    let body_crc = f.u32()?;
+    offsets[6] = f.u64()?;
+    let beta = version == 2;
+    if (flags & FLAG_BETA_SECTION != 0) != beta || flags >> 4 != 0 {
+        return Err(format!("flags {flags:#04x} do not fit version {version}"));
+    }
+    Ok(Header {
+        info: info(
+            version,
+            board,
+            material,
+            positions,
+            raw,
+            first,
+            stable_at,
+            flags,
+            dictionary_len,
+            lw,
+            lb,
+        )?,
+        flags,
+        offsets,
+        file_len,
+        body_crc,
+        header_len: HEADER_LEN_V1,
+    })
+}
+
+/// Decode a version 3 header (160 bytes, the material by name).
+fn header_v3(mut f: Fields<'_>) -> Result<Header, String> {
+    let (files, ranks, men, flags) = (f.u8()?, f.u8()?, f.u8()?, f.u8()?);
+    let board = Board::new(files, ranks).map_err(|e| e.to_string())?;
+    let name = f.bytes(NAME_LEN)?;
+    let text = std::str::from_utf8(name)
+        .ok()
+        .map(|t| t.trim_end_matches('\0'))
+        .filter(|t| !t.contains('\0'))
+        .ok_or("the material name is not text")?;
+    let material: Material = text.parse().map_err(|e: Error| e.to_string())?;
+    if material.man_count() != men as usize {
+        return Err(format!(
+            "{material} has {} men, the header says {men}",
+            material.man_count()
+        ));
+    }
+    if !material.is_stored() {
+        return Err(format!(
+            "{material} is not a stored material (tables hold {})",
+            material.stored().0
+        ));
+    }
+    let first = f.u32()?;
+    let (positions, raw) = (f.u64()?, f.u64()?);
+    let (stable_at, lw, lb, dictionary_len) = (f.u32()?, f.u32()?, f.u32()?, f.u32()?);
+    let mut offsets = [0u64; 7];
+    let (keys, ranks_off, lwo, lbo, rbo) = (f.u64()?, f.u64()?, f.u64()?, f.u64()?, f.u64()?);
+    let (dio, dbo) = (f.u64()?, f.u64()?);
+    offsets.copy_from_slice(&[keys, ranks_off, lwo, lbo, dio, dbo, rbo]);
+    let file_len = f.u64()?;
+    let body_crc = f.u32()?;
+    if !f.padding_is_zero() {
+        return Err("the header's padding is not zero".into());
+    }
+    if flags >> 4 != 0 {
+        return Err(format!("unknown flags {flags:#04x}"));
+    }
+    Ok(Header {
+        info: info(
+            3,
+            board,
+            material,
+            positions,
+            raw,
+            first,
+            stable_at,
+            flags,
+            dictionary_len,
+            lw,
+            lb,
+        )?,
+        flags,
+        offsets,
+        file_len,
+        body_crc,
+        header_len: HEADER_LEN,
+    })
+}
+
+/// The facts of a header.
+#[allow(clippy::too_many_arguments)]
+fn info(
+    version: u32,
+    board: Board,
+    material: Material,
+    positions: u64,
+    raw_positions: u64,
+    first: u32,
+    stable_at: u32,
+    flags: u8,
+    dictionary_len: u32,
+    max_level_white: u32,
+    max_level_black: u32,
+) -> Result<TableInfo, String> {
+    let key_space = crate::index::key_space(board, material);
+    if positions > key_space || positions > raw_positions {
+        return Err(format!("impossible position count {positions}"));
+    }
+    let positions = usize::try_from(positions).map_err(|_| "too many positions")?;
+    Ok(TableInfo {
+        version,
+        board,
+        material,
+        positions,
+        raw_positions,
+        first_richman_iteration: (first != NO_ITERATION).then_some(first),
+        stable_at: (stable_at != NO_ITERATION).then_some(stable_at),
+        converged: flags & FLAG_CONVERGED != 0,
+        certified_alpha: flags & FLAG_CERTIFIED_ALPHA != 0,
+        certified_beta: flags & FLAG_CERTIFIED_BETA != 0,
+        dictionary_len: dictionary_len as usize,
+        max_level_white,
+        max_level_black,
+        has_beta: flags & FLAG_BETA_SECTION != 0,
+    })
+}
+
 /// Check a whole file image; returns the header's facts and the section layout.
 fn validate(bytes: &[u8]) -> Result<(TableInfo, Layout), String> {
-    let header = Header::ref_from_bytes(&bytes[..HEADER_LEN]).expect("128 bytes");
-    if header.magic != MAGIC {
-        return Err("not a bidtb table file (wrong magic bytes)".into());
-    }
-    if header.header_crc.get() != crc32fast::hash(&bytes[..HEADER_CRC_AT]) {
-        return Err("corrupted: the header checksum does not match".into());
-    }
-    let version = header.version.get();
-    if version != VERSION && version != VERSION_ALPHA_BETA {
+    let header_len = match bytes
+        .get(8..12)
+        .map(|v| u32::from_le_bytes(v.try_into().expect("4")))
+    {
+        Some(1 | 2) => HEADER_LEN_V1,
+        _ => HEADER_LEN,
+    };
+    if bytes.len() < header_len {
         return Err(format!(
-            "format version {version}, but this bidtb reads versions {VERSION} and \
-             {VERSION_ALPHA_BETA} (regenerate the tables with this bidtb)"
-        ));
-    }
-    let beta = version == VERSION_ALPHA_BETA;
-    if (header.flags & FLAG_BETA_SECTION != 0) != beta || header.flags >> 4 != 0 {
-        return Err(format!(
-            "flags {:#04x} do not fit version {version}",
-            header.flags
-        ));
-    }
-    if header.header_len.get() as usize != HEADER_LEN {
-        return Err(format!("header length {}", header.header_len.get()));
-    }
-    let board = Board::new(header.files, header.ranks).map_err(|e| e.to_string())?;
-    let material = *Material::ALL
-        .get(header.class as usize)
-        .ok_or_else(|| format!("unknown class number {}", header.class))?;
-    let file_len = header.file_len.get();
-    if file_len != bytes.len() as u64 {
-        return Err(format!(
-            "truncated or extended: the header says {file_len} bytes, the file has {}",
+            "truncated: {} bytes, shorter than the {header_len}-byte header",
             bytes.len()
         ));
     }
-    let positions = header.positions.get();
-    let dictionary_len = header.dictionary_len.get() as usize;
-    let key_space = (board.len() as u64).pow(if material.0.is_some() { 3 } else { 2 });
-    if positions > key_space || positions > header.raw_positions.get() {
-        return Err(format!("impossible position count {positions}"));
+    let header = &bytes[..header_len];
+    let fields = Fields::check(header, MAGIC, &READABLE, "table")?;
+    let h = match fields.version {
+        1 | 2 => header_v1(fields)?,
+        _ => header_v3(fields)?,
+    };
+    let info = h.info;
+    if h.file_len != bytes.len() as u64 {
+        return Err(format!(
+            "truncated or extended: the header says {} bytes, the file has {}",
+            h.file_len,
+            bytes.len()
+        ));
     }
-    let positions = positions as usize;
-    let layout = Layout::new(positions, dictionary_len, beta)
-        .filter(|l| l.dictionary_bytes <= bytes.len())
-        .ok_or("the sections do not fit in the file")?;
-    let stated = [
-        header.keys_offset.get(),
-        header.ranks_offset.get(),
-        header.levels_white_offset.get(),
-        header.levels_black_offset.get(),
-        header.dictionary_index_offset.get(),
-        header.dictionary_bytes_offset.get(),
-        header.ranks_beta_offset.get(),
-    ];
+    let key_width = if info.version == 3 { 8 } else { 4 };
+    let layout = Layout::new(
+        h.header_len,
+        key_width,
+        info.positions,
+        info.dictionary_len,
+        info.has_beta,
+    )
+    .filter(|l| l.dictionary_bytes <= bytes.len())
+    .ok_or("the sections do not fit in the file")?;
     let expected = [
         layout.keys.start,
         layout.ranks.start,
@@ -592,19 +719,28 @@ fn validate(bytes: &[u8]) -> Result<(TableInfo, Layout), String> {
         layout.dictionary_bytes,
         layout.ranks_beta.as_ref().map_or(0, |r| r.start),
     ];
-    if stated.iter().zip(expected).any(|(&s, e)| s != e as u64) {
+    if h.offsets.iter().zip(expected).any(|(&s, e)| s != e as u64) {
         return Err("section offsets do not match the counts".into());
     }
-    if header.body_crc.get() != crc32fast::hash(&bytes[HEADER_LEN..]) {
+    let _ = h.flags;
+    if h.body_crc != crc32fast::hash(&bytes[h.header_len..]) {
         return Err("corrupted: the body checksum does not match".into());
     }
-    let words = |r: &Range<usize>| <[U32]>::ref_from_bytes(&bytes[r.clone()]).expect("sized");
-    let keys = words(&layout.keys);
-    if keys.windows(2).any(|w| w[0].get() >= w[1].get())
-        || keys.last().is_some_and(|k| k.get() as u64 >= key_space)
-    {
+    let key_space = crate::index::key_space(info.board, info.material);
+    let increasing = if key_width == 8 {
+        let keys = <[U64]>::ref_from_bytes(&bytes[layout.keys.clone()]).expect("sized");
+        keys.windows(2).all(|w| w[0].get() < w[1].get())
+            && keys.last().is_none_or(|k| k.get() < key_space)
+    } else {
+        let keys = <[U32]>::ref_from_bytes(&bytes[layout.keys.clone()]).expect("sized");
+        keys.windows(2).all(|w| w[0].get() < w[1].get())
+            && keys.last().is_none_or(|k| (k.get() as u64) < key_space)
+    };
+    if !increasing {
         return Err("position keys are not increasing keys of the board".into());
     }
+    let words = |r: &Range<usize>| <[U32]>::ref_from_bytes(&bytes[r.clone()]).expect("sized");
+    let dictionary_len = info.dictionary_len;
     let ranks = words(&layout.ranks);
     if ranks.iter().any(|r| r.get() as usize >= dictionary_len) {
         return Err("a value rank lies outside the dictionary".into());
@@ -630,23 +766,6 @@ fn validate(bytes: &[u8]) -> Result<(TableInfo, Layout), String> {
     {
         return Err("the dictionary index is malformed".into());
     }
-    let flags = header.flags;
-    let first = header.first_richman_iteration.get();
-    let info = TableInfo {
-        version,
-        board,
-        material,
-        positions,
-        raw_positions: header.raw_positions.get(),
-        first_richman_iteration: (first != NO_ITERATION).then_some(first),
-        stable_at: (header.stable_at.get() != NO_ITERATION).then_some(header.stable_at.get()),
-        converged: flags & FLAG_CONVERGED != 0,
-        certified_alpha: flags & FLAG_CERTIFIED_ALPHA != 0,
-        certified_beta: flags & FLAG_CERTIFIED_BETA != 0,
-        dictionary_len,
-        max_level_white: header.max_level_white.get(),
-        max_level_black: header.max_level_black.get(),
-    };
     Ok((info, layout))
 }
 
@@ -655,30 +774,87 @@ mod tests {
     use super::*;
 
     fn v(n: u64, d: u64) -> Value {
-        Value::new(n.into(), d.into())
+        Value::small(n, d)
     }
 
-    fn sample(values: &[Value]) -> Vec<u8> {
-        sample_with_beta(values, None)
-    }
-
-    fn sample_with_beta(values: &[Value], betas: Option<&[Value]>) -> Vec<u8> {
+    fn contents<'a>(values: &'a [Value], betas: Option<&'a [Value]>) -> Contents<'a> {
         let p = values.len();
-        encode(&Contents {
+        Contents {
             board: Board::new(3, 3).unwrap(),
-            material: Material::ALL[2],
+            material: "KRvK".parse().unwrap(),
             raw_positions: 100,
             first_richman_iteration: Some(7),
             stable_at: Some(5),
             converged: true,
             certified_alpha: true,
             certified_beta: true,
-            keys: (0..p as u32).map(|k| 3 * k + 1).collect(),
+            keys: (0..p as u64).map(|k| 3 * k + 1).collect(),
             values: values.iter().collect(),
             values_beta: betas.map(|b| b.iter().collect()),
             levels_white: (0..p as u32).collect(),
             levels_black: vec![UNREACHED; p],
-        })
+        }
+    }
+
+    fn sample(values: &[Value]) -> Vec<u8> {
+        encode(&contents(values, None))
+    }
+
+    fn sample_with_beta(values: &[Value], betas: Option<&[Value]>) -> Vec<u8> {
+        encode(&contents(values, betas))
+    }
+
+    /// The layout of versions 1 and 2 as earlier builds wrote it (128-byte header, a class
+    /// number, 32-bit keys), to check that this build still reads them.
+    fn encode_legacy(c: &Contents<'_>) -> Vec<u8> {
+        let v3 = encode(c);
+        let t = {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("x.bidtb");
+            std::fs::write(&path, &v3).unwrap();
+            Table::open(&path).unwrap()
+        };
+        let beta = c.values_beta.is_some();
+        let p = c.keys.len();
+        let layout = Layout::new(HEADER_LEN_V1, 4, p, t.info().dictionary_len, beta).unwrap();
+        let mut bytes = vec![0u8; HEADER_LEN_V1];
+        for k in &c.keys {
+            bytes.extend_from_slice(&(*k as u32).to_le_bytes());
+        }
+        // Everything after the keys is laid out alike in both versions.
+        bytes.extend_from_slice(&v3[t.layout.ranks.start..]);
+        let class = Material::three_piece()
+            .iter()
+            .position(|m| *m == c.material)
+            .unwrap() as u8;
+        let version = if beta { 2 } else { 1 };
+        let mut h = HeaderWriter::new(MAGIC, version, HEADER_LEN_V1);
+        h.u8(3)
+            .u8(3)
+            .u8(class)
+            .u8(v3[19])
+            .u32(7)
+            .u64(p as u64)
+            .u64(100)
+            .u32(5)
+            .u32(t.info().max_level_white)
+            .u32(t.info().max_level_black)
+            .u32(t.info().dictionary_len as u32);
+        for o in [
+            layout.keys.start,
+            layout.ranks.start,
+            layout.levels_white.start,
+            layout.levels_black.start,
+            layout.dictionary_index.start,
+            layout.dictionary_bytes,
+        ] {
+            h.u64(o as u64);
+        }
+        h.u64(bytes.len() as u64)
+            .u32(crc32fast::hash(&bytes[HEADER_LEN_V1..]))
+            .u64(layout.ranks_beta.map_or(0, |r| r.start as u64));
+        bytes[..HEADER_LEN_V1].copy_from_slice(&h.finish());
+        bytes
     }
 
     fn open_bytes(bytes: &[u8]) -> Result<Table, Error> {
@@ -695,98 +871,129 @@ mod tests {
             BigUint::from(3u8).pow(200) + 1u8,
         );
         let values = [v(1, 2), v(0, 1), big.clone(), v(1, 2), v(1, 1), v(1, 3)];
-        let t = open_bytes(&sample(&values)).unwrap();
-        assert_eq!(t.len(), 6);
-        assert_eq!(t.info().dictionary_len, 5);
-        assert_eq!(t.info().first_richman_iteration, Some(7));
-        assert!(t.info().certified());
-        assert_eq!(t.info().max_level_white, 5);
-        for (i, want) in values.iter().enumerate() {
-            assert_eq!(&t.value(i).unwrap(), want);
-            assert_eq!(t.key(i), 3 * i + 1);
-            assert_eq!(t.find(3 * i + 1), Some(i));
-            assert_eq!(t.level_white(i), i as u32);
-            assert_eq!(t.level_black(i), UNREACHED);
+        for bytes in [sample(&values), encode_legacy(&contents(&values, None))] {
+            let t = open_bytes(&bytes).unwrap();
+            assert_eq!(t.len(), 6);
+            assert_eq!(t.info().material.to_string(), "KRvK");
+            assert_eq!(t.info().dictionary_len, 5);
+            assert_eq!(t.info().first_richman_iteration, Some(7));
+            assert!(t.info().certified());
+            assert_eq!(t.info().max_level_white, 5);
+            for (i, want) in values.iter().enumerate() {
+                assert_eq!(&t.value(i).unwrap(), want);
+                assert_eq!(t.key(i), 3 * i as u64 + 1);
+                assert_eq!(t.find(3 * i as u64 + 1), Some(i));
+                assert_eq!(t.level_white(i), i as u32);
+                assert_eq!(t.level_black(i), UNREACHED);
+            }
+            assert_eq!(t.find(2), None);
+            // Ranks follow the values: 0 < 1/3 < 1/2 < big < 1.
+            let ranks: Vec<u32> = (0..6).map(|i| t.rank(i)).collect();
+            assert_eq!(ranks, vec![2, 0, 3, 2, 4, 1]);
         }
-        assert_eq!(t.find(2), None);
-        // Ranks follow the values: 0 < 1/3 < 1/2 < big < 1.
-        let ranks: Vec<u32> = (0..6).map(|i| t.rank(i)).collect();
-        assert_eq!(ranks, vec![2, 0, 3, 2, 4, 1]);
+    }
+
+    #[test]
+    fn the_header_names_the_material() {
+        let bytes = sample(&[v(1, 2)]);
+        assert_eq!(&bytes[20..24], b"KRvK");
+        assert_eq!(
+            u32::from_le_bytes(bytes[8..12].try_into().unwrap()),
+            VERSION
+        );
+        // A four-piece material with wide keys.
+        let mut c = contents(&[], None);
+        c.material = "KRvKN".parse().unwrap();
+        c.board = Board::new(8, 8).unwrap();
+        c.raw_positions = 1 << 30;
+        let values = [v(1, 2), v(1, 3)];
+        c.values = values.iter().collect();
+        c.keys = vec![5, (64u64.pow(4)) - 1];
+        c.levels_white = vec![1, 2];
+        c.levels_black = vec![1, 2];
+        let t = open_bytes(&encode(&c)).unwrap();
+        assert_eq!(t.info().material.to_string(), "KRvKN");
+        assert_eq!(t.find(64u64.pow(4) - 1), Some(1));
     }
 
     #[test]
     fn every_truncation_is_an_error() {
-        let bytes = sample(&[v(1, 2), v(3, 4), v(0, 1)]);
-        for len in 0..bytes.len() {
-            let err = open_bytes(&bytes[..len]).unwrap_err().to_string();
-            assert!(err.contains("KRvK.bidtb"), "{err}");
+        for bytes in [
+            sample(&[v(1, 2), v(3, 4), v(0, 1)]),
+            encode_legacy(&contents(&[v(1, 2), v(3, 4)], None)),
+        ] {
+            for len in 0..bytes.len() {
+                let err = open_bytes(&bytes[..len]).unwrap_err().to_string();
+                assert!(err.contains("KRvK.bidtb"), "{err}");
+            }
+            let mut longer = bytes.clone();
+            longer.push(0);
+            assert!(open_bytes(&longer).is_err());
         }
-        let mut longer = bytes.clone();
-        longer.push(0);
-        assert!(open_bytes(&longer).is_err());
     }
 
     #[test]
     fn every_single_byte_flip_is_an_error() {
-        let bytes = sample(&[v(1, 2), v(3, 4), v(0, 1), v(5, 8)]);
-        for at in 0..bytes.len() {
-            let mut b = bytes.clone();
-            b[at] ^= 0x10;
-            assert!(open_bytes(&b).is_err(), "flip at {at} went unnoticed");
+        for bytes in [
+            sample(&[v(1, 2), v(3, 4), v(0, 1), v(5, 8)]),
+            encode_legacy(&contents(&[v(1, 2), v(3, 4)], None)),
+        ] {
+            for at in 0..bytes.len() {
+                let mut b = bytes.clone();
+                b[at] ^= 0x10;
+                assert!(open_bytes(&b).is_err(), "flip at {at} went unnoticed");
+            }
         }
     }
 
     /// Rewrite header byte `at` and fix the header checksum, as a forger would.
-    fn forged(mut bytes: Vec<u8>, at: usize, byte: u8) -> Vec<u8> {
+    fn forged(mut bytes: Vec<u8>, header_len: usize, at: usize, byte: u8) -> Vec<u8> {
         bytes[at] = byte;
-        let crc = crc32fast::hash(&bytes[..HEADER_CRC_AT]);
-        bytes[HEADER_CRC_AT..HEADER_LEN].copy_from_slice(&crc.to_le_bytes());
+        let crc = crc32fast::hash(&bytes[..header_len - 4]);
+        bytes[header_len - 4..header_len].copy_from_slice(&crc.to_le_bytes());
         bytes
     }
 
     #[test]
-    fn another_version_is_refused_by_name() {
-        let err = open_bytes(&forged(sample(&[v(1, 2)]), 8, 3))
+    fn another_version_or_material_is_refused_by_name() {
+        let err = open_bytes(&forged(sample(&[v(1, 2)]), HEADER_LEN, 8, 4))
             .unwrap_err()
             .to_string();
-        assert!(err.contains("format version 3"), "{err}");
+        assert!(err.contains("format version 4"), "{err}");
         // A version 1 file relabelled 2 lacks the beta section and its flag.
-        let err = open_bytes(&forged(sample(&[v(1, 2)]), 8, 2))
+        let legacy = encode_legacy(&contents(&[v(1, 2)], None));
+        let err = open_bytes(&forged(legacy, HEADER_LEN_V1, 8, 2))
             .unwrap_err()
             .to_string();
         assert!(err.contains("do not fit version 2"), "{err}");
+        // A material name that is not stored, or not a material.
+        let err = open_bytes(&forged(sample(&[v(1, 2)]), HEADER_LEN, 21, b'v'))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("KvvK") || err.contains("material"), "{err}");
     }
 
     #[test]
-    fn version_2_keeps_alpha_and_beta() {
+    fn beta_is_kept_apart_where_it_differs() {
         let alphas = [v(1, 2), v(0, 1), v(1, 3), v(1, 1)];
         let betas = [v(1, 2), v(2, 3), v(1, 1), v(1, 1)];
-        let bytes = sample_with_beta(&alphas, Some(&betas));
-        let t = open_bytes(&bytes).unwrap();
-        assert_eq!(t.info().version, VERSION_ALPHA_BETA);
-        assert!(t.info().has_beta());
-        // The dictionary is the union: 0, 1/3, 1/2, 2/3, 1.
-        assert_eq!(t.info().dictionary_len, 5);
-        assert_eq!(t.alpha_below_beta(), 2);
-        for i in 0..4 {
-            assert_eq!(t.value(i).unwrap(), alphas[i]);
-            let beta = t.beta_if_above(i).unwrap();
-            assert_eq!(beta.as_ref().unwrap_or(&alphas[i]), &betas[i]);
-            assert_eq!(beta.is_some(), alphas[i] != betas[i]);
+        for bytes in [
+            sample_with_beta(&alphas, Some(&betas)),
+            encode_legacy(&contents(&alphas, Some(&betas))),
+        ] {
+            let t = open_bytes(&bytes).unwrap();
+            assert!(t.info().has_beta());
+            // The dictionary is the union: 0, 1/3, 1/2, 2/3, 1.
+            assert_eq!(t.info().dictionary_len, 5);
+            assert_eq!(t.alpha_below_beta(), 2);
+            for i in 0..4 {
+                assert_eq!(t.value(i).unwrap(), alphas[i]);
+                let beta = t.beta_if_above(i).unwrap();
+                assert_eq!(beta.as_ref().unwrap_or(&alphas[i]), &betas[i]);
+                assert_eq!(beta.is_some(), alphas[i] != betas[i]);
+            }
         }
-        // The β ranks follow the T′ levels; the dictionary index follows them.
-        let at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
-        assert_eq!(at(116), (HEADER_LEN + 16 * 4) as u64);
-        assert_eq!(at(88), (HEADER_LEN + 20 * 4) as u64);
-        assert_eq!(bytes[19], FLAG_CONVERGED | 2 | 4 | FLAG_BETA_SECTION);
-    }
-
-    #[test]
-    fn version_1_is_written_without_beta_and_reads_beta_as_alpha() {
-        let alphas = [v(1, 2), v(0, 1)];
         let bytes = sample(&alphas);
-        assert_eq!(bytes[8], 1);
-        assert_eq!(&bytes[116..124], &[0; 8], "the reserved bytes of version 1");
         let t = open_bytes(&bytes).unwrap();
         assert!(!t.info().has_beta());
         assert_eq!(t.alpha_below_beta(), 0);
@@ -795,7 +1002,7 @@ mod tests {
     }
 
     #[test]
-    fn version_2_refuses_beta_below_alpha_and_every_flip() {
+    fn beta_below_alpha_and_every_flip_are_refused() {
         let bytes = sample_with_beta(&[v(1, 2), v(1, 3)], Some(&[v(1, 3), v(1, 3)]));
         let err = open_bytes(&bytes).unwrap_err().to_string();
         assert!(err.contains("below its alpha"), "{err}");
@@ -812,9 +1019,16 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_class_round_trips() {
+    fn an_empty_material_round_trips() {
         let t = open_bytes(&sample(&[])).unwrap();
         assert!(t.is_empty());
         assert_eq!(t.find(0), None);
+    }
+
+    #[test]
+    fn only_regular_files_are_tables() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = Table::open(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("not a regular file"), "{err}");
     }
 }

@@ -1,28 +1,33 @@
 //! Re-proving stored tables from their values alone (`bidtb verify`).
 //!
 //! Opening a table already checks its checksums and structure. Verification then trusts
-//! nothing the generator computed: it rebuilds the index and the game graph, checks that the
-//! files list exactly the indexed positions, that each dictionary is strictly increasing and
-//! in lowest terms, re-checks every Richman equation exactly, recomputes both closures T and
-//! T′ from the stored values and compares every stored level with them.
+//! nothing the generator computed: for each material it rebuilds the index and the game
+//! graph, checks that the file lists exactly the indexed positions, that its dictionary is
+//! strictly increasing and in lowest terms, takes the values of the positions its moves
+//! leave it for from those materials' tables, re-checks every Richman equation exactly,
+//! recomputes both closures T and T′ from the stored values and compares every stored
+//! level with them. Each material is proved given the materials it leads to, and those are
+//! verified in turn: the whole board is proved from the bottom up.
 //!
-//! Where a board's tables store β apart from α (format version 2), each bound is checked
-//! on its own: α's equations and T (every α > 0 in T proves α is the least Richman
-//! function), β's equations and T′ (every β < 1 in T′ proves β is the greatest).
+//! Where a table stores β apart from α, each bound is checked on its own: α's equations and
+//! T (every α > 0 in T proves α is the least Richman function), β's equations and T′ (every
+//! β < 1 in T′ proves β is the greatest).
 
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::certificate;
 use crate::error::Error;
+use crate::generate::Known;
 use crate::geometry::Board;
 use crate::graph::Graph;
-use crate::guess::Value;
 use crate::index::Index;
-use crate::position::Material;
+use crate::material::{Material, sort_by_dependency};
 use crate::probe::Tablebase;
-use crate::rational::{cmp_shadowed, is_reduced, shadow};
-use crate::solve::guesses_of;
+use crate::solve::Terminals;
+use crate::table::Table;
+use crate::value::arith::{cmp_shadowed, is_reduced, shadow};
+use crate::value::{Images, Value};
 
 /// What verification found in one class.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -56,101 +61,36 @@ pub struct BoardCheck {
     pub problems: Vec<String>,
 }
 
-/// Verify every class of `board` in `tables`. Errors are for files that cannot be read at
-/// all (missing or unreadable); everything else is reported in the [`BoardCheck`].
+/// Verify every material of `board` in `tables`. Errors are for files that cannot be read
+/// at all (missing or unreadable, a material's own or one its moves lead to); everything
+/// else is reported in the [`BoardCheck`].
 pub fn verify_board(tables: &Tablebase, board: Board) -> Result<BoardCheck, Error> {
-    let files = Material::ALL
-        .iter()
-        .map(|&m| tables.table(board, m))
-        .collect::<Result<Vec<_>, Error>>()?;
-    let index = Index::new(board);
+    let mut materials = tables.materials(board);
+    sort_by_dependency(&mut materials);
     let mut check = BoardCheck {
         board: board.to_string(),
         ok: false,
         classes: Default::default(),
         problems: Vec::new(),
     };
-    let mut values: Vec<Value> = Vec::with_capacity(index.len());
-    let mut betas: Vec<Value> = Vec::with_capacity(index.len());
-    let first = files[0].info().first_richman_iteration;
-    for (class, table) in index.classes().iter().zip(&files) {
-        let name = class.material().to_string();
-        let info = table.info();
-        let mut problem = |what: String| check.problems.push(format!("{name}: {what}"));
-        if !info.certified() {
-            problem("the table does not carry a certificate (alpha = s = beta unproved)".into());
-        }
-        if info.first_richman_iteration != first {
-            problem("its first Richman iteration differs from the other classes'".into());
-        }
-        if info.raw_positions != class.raw_count() as u64 {
-            problem(format!(
-                "{} positions before symmetry, the board has {}",
-                info.raw_positions,
-                class.raw_count()
-            ));
-        }
-        if table.len() != class.len() || (0..class.len()).any(|i| table.key(i) != class.key(i)) {
-            problem("its positions are not the indexed positions of the class".into());
-            continue;
-        }
-        let dictionary = (0..info.dictionary_len)
-            .map(|k| table.dictionary_value_as_stored(k))
-            .collect::<Result<Vec<Value>, Error>>()?;
-        let shadows: Vec<f64> = dictionary.par_iter().map(shadow).collect();
-        let increasing = (1..dictionary.len()).into_par_iter().all(|k| {
-            let (a, b) = (&dictionary[k - 1], &dictionary[k]);
-            cmp_shadowed(a, shadows[k - 1], b, shadows[k]) == std::cmp::Ordering::Less
-        });
-        if !increasing {
-            problem("its dictionary is not strictly increasing".into());
-        }
-        if dictionary.par_iter().any(|v| !is_reduced(v)) {
-            problem("a dictionary value is not in lowest terms".into());
-        }
-        values.extend((0..class.len()).map(|i| dictionary[table.rank(i) as usize].clone()));
-        betas.extend((0..class.len()).map(|i| dictionary[table.rank_beta(i) as usize].clone()));
-        check.classes.insert(
-            name,
-            ClassCheck {
-                positions: class.len(),
-                distinct_values: dictionary.len(),
-                alpha_below_beta: table.alpha_below_beta(),
-                ..ClassCheck::default()
-            },
-        );
+    let firsts: Vec<Option<u32>> = materials
+        .iter()
+        .filter(|m| Material::three_piece().contains(m))
+        .map(|&m| {
+            tables
+                .table(board, m)
+                .map(|t| t.info().first_richman_iteration)
+        })
+        .collect::<Result<_, Error>>()?;
+    if firsts.windows(2).any(|w| w[0] != w[1]) {
+        check
+            .problems
+            .push("the three-piece tables do not share one first Richman iteration".into());
     }
-    if values.len() != index.len() {
-        return Ok(check);
-    }
-    let split = values != betas;
-    let graph = Graph::new(&index);
-    let cert = certificate::certify(&guesses_of(values), &graph);
-    // β apart where it differs from α: its own equations and its own T′.
-    let beta_cert = split.then(|| certificate::certify(&guesses_of(betas), &graph));
-    let beta = beta_cert.as_ref().unwrap_or(&cert);
-    for (c, (class, table)) in index.classes().iter().zip(&files).enumerate() {
-        let range = index.class_range(c);
-        let entry = check
-            .classes
-            .get_mut(&class.material().to_string())
-            .expect("every class checked");
-        let within = |list: &[u32]| {
-            list.iter()
-                .filter(|&&p| range.contains(&(p as usize)))
-                .count()
-        };
-        entry.violations =
-            within(&cert.violations) + beta_cert.as_ref().map_or(0, |b| within(&b.violations));
-        entry.alpha_failures = within(&cert.alpha_failures);
-        entry.beta_failures = within(&beta.beta_failures);
-        entry.level_mismatches = (0..class.len())
-            .filter(|&i| {
-                let g = range.start + i;
-                table.level_white(i) != cert.white_levels[g]
-                    || table.level_black(i) != beta.black_levels[g]
-            })
-            .count();
+    for m in materials {
+        let (class, problems) = verify_material(tables, board, m)?;
+        check.problems.extend(problems);
+        check.classes.insert(m.to_string(), class);
     }
     check.ok = check.problems.is_empty()
         && check.classes.values().all(|c| {
@@ -160,4 +100,123 @@ pub fn verify_board(tables: &Tablebase, board: Board) -> Result<BoardCheck, Erro
                 && c.level_mismatches == 0
         });
     Ok(check)
+}
+
+/// What is known of every terminal node of `graph`: 1 and 0 at level 0, then each exit's
+/// values and levels, read from its stored material's table (through the colour mirror
+/// where it is the mirror).
+fn terminal_values(tables: &Tablebase, board: Board, graph: &Graph) -> Result<Terminals, Error> {
+    let mut out = Terminals::closed();
+    for e in graph.exits() {
+        let t = tables.table(board, e.material)?;
+        let i = t.find(e.key).ok_or_else(|| Error::Table {
+            path: t.path().display().to_string(),
+            reason: format!("no position with key {} (needed as an exit)", e.key),
+        })?;
+        let alpha = t.value(i)?;
+        let beta = t.beta_if_above(i)?.unwrap_or_else(|| alpha.clone());
+        let known = Known {
+            alpha,
+            beta,
+            level_white: t.level_white(i),
+            level_black: t.level_black(i),
+        };
+        let k = if e.mirrored { known.mirrored() } else { known };
+        out.alpha.push(k.alpha);
+        out.beta.push(k.beta);
+        out.start.white.push(k.level_white);
+        out.start.black.push(k.level_black);
+    }
+    Ok(out)
+}
+
+/// The stored values of `table`'s positions (α, β) if its dictionary is sound, with the
+/// problems found in it.
+fn stored_values(
+    table: &Table,
+    problems: &mut Vec<String>,
+) -> Result<(Vec<Value>, Vec<Value>), Error> {
+    let info = table.info();
+    let dictionary = (0..info.dictionary_len)
+        .map(|k| table.dictionary_value_as_stored(k))
+        .collect::<Result<Vec<Value>, Error>>()?;
+    let shadows: Vec<f64> = dictionary.par_iter().map(shadow).collect();
+    let increasing = (1..dictionary.len()).into_par_iter().all(|k| {
+        let (a, b) = (&dictionary[k - 1], &dictionary[k]);
+        cmp_shadowed(a, shadows[k - 1], b, shadows[k]) == std::cmp::Ordering::Less
+    });
+    if !increasing {
+        problems.push("its dictionary is not strictly increasing".into());
+    }
+    if dictionary.par_iter().any(|v| !is_reduced(v)) {
+        problems.push("a dictionary value is not in lowest terms".into());
+    }
+    let alpha = (0..table.len())
+        .map(|i| dictionary[table.rank(i) as usize].clone())
+        .collect();
+    let beta = (0..table.len())
+        .map(|i| dictionary[table.rank_beta(i) as usize].clone())
+        .collect();
+    Ok((alpha, beta))
+}
+
+/// Verify one material's table given the tables of the materials it leads to.
+fn verify_material(
+    tables: &Tablebase,
+    board: Board,
+    material: Material,
+) -> Result<(ClassCheck, Vec<String>), Error> {
+    let table = tables.table(board, material)?;
+    let index = Index::new(board, &[material]);
+    let class = &index.classes()[0];
+    let info = table.info();
+    let mut problems = Vec::new();
+    if !info.certified() {
+        problems.push("the table does not carry a certificate (alpha and beta unproved)".into());
+    }
+    if info.raw_positions != class.raw_count() {
+        problems.push(format!(
+            "{} positions before symmetry, the board has {}",
+            info.raw_positions,
+            class.raw_count()
+        ));
+    }
+    let mut out = ClassCheck {
+        positions: class.len(),
+        distinct_values: info.dictionary_len,
+        alpha_below_beta: table.alpha_below_beta(),
+        ..ClassCheck::default()
+    };
+    let name = material.to_string();
+    let named = |problems: Vec<String>| {
+        problems
+            .into_iter()
+            .map(|p| format!("{name}: {p}"))
+            .collect()
+    };
+    if table.len() != class.len() || (0..class.len()).any(|i| table.key(i) != class.key(i)) {
+        problems.push("its positions are not the indexed positions of the material".into());
+        return Ok((out, named(problems)));
+    }
+    let (mut alpha, mut beta) = stored_values(table, &mut problems)?;
+    let graph = Graph::new(&index);
+    let terminals = terminal_values(tables, board, &graph)?;
+    let split = alpha != beta || terminals.alpha != terminals.beta;
+    alpha.extend(terminals.alpha);
+    beta.extend(terminals.beta);
+    let start = &terminals.start;
+    let cert = certificate::certify_from(&Images::of(alpha), &graph, start);
+    // β apart where it differs from α: its own equations and its own T′.
+    let beta_cert = split.then(|| certificate::certify_from(&Images::of(beta), &graph, start));
+    let bc = beta_cert.as_ref().unwrap_or(&cert);
+    out.violations = cert.violations.len() + beta_cert.as_ref().map_or(0, |b| b.violations.len());
+    out.alpha_failures = cert.alpha_failures.len();
+    out.beta_failures = bc.beta_failures.len();
+    out.level_mismatches = (0..class.len())
+        .filter(|&i| {
+            table.level_white(i) != cert.white_levels[i]
+                || table.level_black(i) != bc.black_levels[i]
+        })
+        .count();
+    Ok((out, named(problems)))
 }

@@ -4,22 +4,27 @@
 
 use std::collections::HashMap;
 
-use bidtb::generate::{self, Method, Options, Silent};
+use bidtb::generate::{self, Options, Silent};
 use bidtb::graph::Graph;
-use bidtb::guess::{Guesses, Value, simplest_between};
-use bidtb::index::{Index, transform};
-use bidtb::kernel::Kernel;
+use bidtb::index::Index;
+use bidtb::iterate::guesses::Guesses;
+use bidtb::iterate::kernel::Kernel;
 use bidtb::rules::{self, Outcome};
-use bidtb::{Board, Material, Position, Square};
+use bidtb::value::simplest_between;
+use bidtb::{Board, Material, Position, Square, Value};
+use num_rational::Ratio;
 use num_traits::{One, Zero};
+
+/// Exact rationals of any size (the reference's own arithmetic).
+type Q = Ratio<num_bigint::BigUint>;
 
 /// The reference: every valid position of every class, values as exact rationals.
 struct Reference {
     board: Board,
     positions: Vec<Position>,
     slot: HashMap<Position, usize>,
-    alpha: Vec<Value>,
-    beta: Vec<Value>,
+    alpha: Vec<Q>,
+    beta: Vec<Q>,
     guess: Vec<Value>,
     last_change: Vec<u32>,
     n: u32,
@@ -29,20 +34,18 @@ impl Reference {
     fn new(board: Board) -> Reference {
         let s = board.len() as u8;
         let mut positions = Vec::new();
-        for m in Material::ALL {
+        for m in Material::three_piece() {
             for wk in 0..s {
                 for bk in 0..s {
-                    let squares: Vec<Option<u8>> = if m.0.is_some() {
-                        (0..s).map(Some).collect()
+                    let extra: Vec<Vec<Square>> = if m.man_count() == 3 {
+                        (0..s).map(|q| vec![Square(q)]).collect()
                     } else {
-                        vec![None]
+                        vec![Vec::new()]
                     };
-                    for p in squares {
-                        let pos = Position {
-                            wk: Square(wk),
-                            bk: Square(bk),
-                            piece: p.map(|q| (m.0.unwrap(), Square(q))),
-                        };
+                    for more in extra {
+                        let mut squares = vec![Square(wk), Square(bk)];
+                        squares.extend(more);
+                        let pos = Position::new(m, &squares, None);
                         if pos.validate(board).is_ok() {
                             positions.push(pos);
                         }
@@ -56,24 +59,24 @@ impl Reference {
             board,
             positions,
             slot,
-            alpha: vec![Value::zero(); k],
-            beta: vec![Value::one(); k],
+            alpha: vec![Q::zero(); k],
+            beta: vec![Q::one(); k],
             guess: vec![Value::zero(); k],
             last_change: vec![0; k],
             n: 0,
         }
     }
 
-    fn outcome_value(&self, o: Outcome, values: &[Value]) -> Value {
+    fn outcome_value(&self, o: Outcome, values: &[Q]) -> Q {
         match o {
-            Outcome::WhiteWins => Value::one(),
-            Outcome::BlackWins => Value::zero(),
+            Outcome::WhiteWins => Q::one(),
+            Outcome::BlackWins => Q::zero(),
             Outcome::Continue(p) => values[self.slot[&p]].clone(),
         }
     }
 
     /// (max over White's moves, min over Black's moves) of `values`.
-    fn options(&self, i: usize, values: &[Value]) -> (Value, Value) {
+    fn options(&self, i: usize, values: &[Q]) -> (Q, Q) {
         let pos = &self.positions[i];
         let w = rules::white_moves(self.board, pos);
         let b = rules::black_moves(self.board, pos);
@@ -89,8 +92,8 @@ impl Reference {
     }
 
     fn step(&mut self) {
-        let half = Value::new(1u8.into(), 2u8.into());
-        let next = |vals: &[Value]| -> Vec<Value> {
+        let half = Q::new(1u8.into(), 2u8.into());
+        let next = |vals: &[Q]| -> Vec<Q> {
             (0..self.positions.len())
                 .map(|i| {
                     let (w, b) = self.options(i, vals);
@@ -103,7 +106,10 @@ impl Reference {
         self.beta = b;
         self.n += 1;
         for i in 0..self.positions.len() {
-            let g = simplest_between(&self.alpha[i], &self.beta[i]);
+            let g = simplest_between(
+                &Value::from(self.alpha[i].clone()),
+                &Value::from(self.beta[i].clone()),
+            );
             if g != self.guess[i] {
                 self.guess[i] = g;
                 self.last_change[i] = self.n;
@@ -112,22 +118,23 @@ impl Reference {
     }
 
     fn is_richman(&self) -> bool {
+        let guess: Vec<Q> = self.guess.iter().map(|g| g.as_ratio().clone()).collect();
         (0..self.positions.len()).all(|i| {
-            let (w, b) = self.options(i, &self.guess);
-            self.guess[i].clone() * Value::from_integer(2u8.into()) == w + b
+            let (w, b) = self.options(i, &guess);
+            guess[i].clone() * Q::from_integer(2u8.into()) == w + b
         })
     }
 }
 
-fn engine_value(kernel_view: &bidtb::kernel::View<'_>, i: usize) -> Value {
-    kernel_view.value(i)
+fn engine_value(kernel_view: &bidtb::iterate::kernel::View<'_>, i: usize) -> Q {
+    kernel_view.value(i).as_ratio().clone()
 }
 
 /// αₙ and βₙ identical for every position for the first 40 iterations; guesses and
 /// last changes identical throughout; the first Richman iteration identical.
 fn compare(files: u8, ranks: u8) {
     let board = Board::new(files, ranks).unwrap();
-    let index = Index::new(board);
+    let index = Index::three_piece(board);
     let graph = Graph::new(&index);
     let mut reference = Reference::new(board);
     let mut kernel = Kernel::new(&graph, 1);
@@ -191,29 +198,37 @@ fn compare(files: u8, ranks: u8) {
         options.retire_every = 1;
         options.max_iterations = Some(5000);
         let sol = generate::solve(&options, &Silent);
-        assert_eq!(sol.settled, !guesses);
-        assert_eq!(sol.first_richman_iteration, Some(max_last), "{board}");
+        let it = sol.iteration().unwrap();
+        assert_eq!(it.settled, !guesses);
+        assert_eq!(sol.first_richman_iteration(), Some(max_last), "{board}");
         for (r, pos) in reference.positions.iter().enumerate() {
             assert_eq!(sol.value(pos), Some(&reference.guess[r]));
             let e = sol.index.index_of(pos).unwrap();
             assert_eq!(
-                sol.guesses.last_change(e),
-                reference.last_change[r],
+                it.last_change[e], reference.last_change[r],
                 "guesses {guesses}: {pos:?}"
             );
         }
     }
-    // The solve method reaches the reference's Richman function by another road.
-    let mut options = Options::new(board);
-    options.method = Method::Solve;
+    // The solve method reaches the reference's Richman function by another road: the
+    // materials jointly, and one material at a time in dependency order.
+    let options = Options::solve(board);
     let solved = generate::solve(&options, &Silent);
     assert!(solved.certified(), "{board}");
+    let one_by_one = generate::solve_all(&options, &Silent).unwrap();
+    assert_eq!(one_by_one.len(), 6);
     for (r, pos) in reference.positions.iter().enumerate() {
         assert_eq!(
             solved.value(pos),
             Some(&reference.guess[r]),
             "solve {pos:?}"
         );
+        let alone = one_by_one
+            .iter()
+            .find(|s| s.index.class_number(pos.material()).is_some())
+            .unwrap();
+        assert!(alone.certified());
+        assert_eq!(alone.value(pos), Some(&reference.guess[r]), "alone {pos:?}");
     }
 }
 
@@ -247,7 +262,7 @@ fn engine_matches_reference_on_2x5() {
 #[test]
 fn bounds_are_monotone_and_symmetric() {
     let board = Board::new(4, 3).unwrap();
-    let index = Index::new(board);
+    let index = Index::three_piece(board);
     let mut reference = Reference::new(board);
     for _ in 0..30 {
         let (a0, b0) = (reference.alpha.clone(), reference.beta.clone());
@@ -260,7 +275,7 @@ fn bounds_are_monotone_and_symmetric() {
         for (i, pos) in reference.positions.iter().enumerate() {
             let c = &index.classes()[index.class_of(index.index_of(pos).unwrap())];
             for &sym in c.symmetries() {
-                let j = reference.slot[&transform(board, sym, pos)];
+                let j = reference.slot[&pos.transform(board, sym)];
                 assert_eq!(reference.alpha[i], reference.alpha[j]);
                 assert_eq!(reference.beta[i], reference.beta[j]);
             }

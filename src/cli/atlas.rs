@@ -5,11 +5,11 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::atlas::{self, Row};
-use crate::atomic;
-use crate::error::Error;
-use crate::generate::{self, Control, Method, Options, Run, Silent};
-use crate::resources;
+use bidtb::atomic;
+use bidtb::error::Error;
+use bidtb::generate::atlas::{self, Row};
+use bidtb::generate::{self, Control, Options, Run, Silent};
+use bidtb::resources;
 
 /// The arguments of `bidtb atlas`.
 #[derive(clap::Args, Debug)]
@@ -31,16 +31,18 @@ pub(super) struct Args {
 }
 
 /// Solve one board under the time budget: its row, or why it was skipped.
-fn solve_board(board: crate::Board, max_seconds: f64) -> Result<Result<Row, String>, Error> {
-    let nodes = crate::index::estimate_positions(board);
+fn solve_board(board: bidtb::Board, max_seconds: f64) -> Result<Result<Row, String>, Error> {
+    let nodes: usize = bidtb::Material::three_piece()
+        .iter()
+        .map(|&m| bidtb::index::estimate_positions(board, m))
+        .sum();
     let needed = resources::estimate_solve_bytes(nodes, 20 * nodes, board.len());
     if let Err(e) = resources::check(needed, &format!("solving {board}")) {
         return Ok(Err(e.to_string()));
     }
     let stop = AtomicBool::new(false);
     let done = AtomicBool::new(false);
-    let mut options = Options::new(board);
-    options.method = Method::Solve;
+    let options = Options::solve(board);
     atlas::reset_peak();
     let started = Instant::now();
     let run = std::thread::scope(|scope| {
@@ -57,7 +59,14 @@ fn solve_board(board: crate::Board, max_seconds: f64) -> Result<Result<Row, Stri
             stop: Some(&stop),
             ..Control::default()
         };
-        let run = generate::solve_with(&options, &Silent, &control);
+        // The six three-piece materials jointly: one job, one row.
+        let run = generate::solve_job(
+            &options,
+            &options.materials,
+            &Silent,
+            &control,
+            &generate::NothingSolved,
+        );
         done.store(true, Ordering::Relaxed);
         run
     });
@@ -72,6 +81,43 @@ fn solve_board(board: crate::Board, max_seconds: f64) -> Result<Result<Row, Stri
         Err(e @ Error::Uncertified(_)) => Ok(Err(e.to_string())),
         Err(e) => Err(e),
     }
+}
+
+/// The atlas's pictures, by file name: the grid of boards coloured by the largest
+/// denominator, the largest denominator against the board's squares, and time and peak
+/// memory against positions.
+fn plots(rows: &[Row]) -> Vec<(&'static str, String)> {
+    let squares = |r: &Row| {
+        let (f, k) = r.board.split_once('x').unwrap_or(("0", "0"));
+        f.parse::<f64>().unwrap_or(0.0) * k.parse::<f64>().unwrap_or(0.0)
+    };
+    let digits = |r: &Row| Some(r.max_denominator_digits as f64);
+    let seconds = |r: &Row| Some(r.seconds);
+    let peak = |r: &Row| r.peak_mib.map(|m| m as f64);
+    let positions = |r: &Row| r.canonical_positions as f64;
+    vec![
+        ("atlas-grid.svg", crate::svg::atlas_grid(rows)),
+        (
+            "atlas-digits.svg",
+            crate::svg::atlas_scatter(
+                rows,
+                "Digits of the largest denominator against the board's squares",
+                &[("digits", &digits)],
+                "squares (files x ranks)",
+                &squares,
+            ),
+        ),
+        (
+            "atlas-cost.svg",
+            crate::svg::atlas_scatter(
+                rows,
+                "Solve time and peak memory against positions (after symmetry)",
+                &[("seconds", &seconds), ("peak MiB", &peak)],
+                "positions",
+                &positions,
+            ),
+        ),
+    ]
 }
 
 pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
@@ -116,7 +162,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     atomic::write_atomic(&args.out.join("atlas.json"), text.as_bytes()).map_err(|e| (1, e))?;
     let md = atlas::markdown(&rows, &skipped);
     atomic::write_atomic(&args.out.join("atlas.md"), md.as_bytes()).map_err(|e| (1, e))?;
-    for (name, svg) in atlas::plots(&rows) {
+    for (name, svg) in plots(&rows) {
         atomic::write_atomic(&args.out.join(name), svg.as_bytes()).map_err(|e| (1, e))?;
     }
     say(format!(

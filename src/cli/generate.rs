@@ -9,11 +9,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::parse_board;
-use crate::atomic;
-use crate::error::Error;
-use crate::generate::{self, Method, Observer, Options, Solution};
-use crate::geometry::Board;
-use crate::report;
+use bidtb::atomic;
+use bidtb::error::Error;
+use bidtb::generate::driver::Driven;
+use bidtb::generate::report::{self, Summary};
+use bidtb::generate::write::TableStore;
+use bidtb::generate::{self, Method, Observer, Options};
+use bidtb::geometry::Board;
+use bidtb::material::Material;
 
 /// Progress on stderr: a bar when stderr is a terminal, stage lines otherwise.
 struct Progress {
@@ -62,6 +65,11 @@ impl Progress {
 }
 
 impl Observer for Progress {
+    fn material(&self, k: usize, total: usize, name: &str) {
+        if total > 1 {
+            self.line(&format!("material {k}/{total}: {name}"));
+        }
+    }
     fn stage(&self, name: &str) {
         if name == "iterate" || name == "solve" {
             *self.started.lock().expect("not poisoned") = Some(std::time::Instant::now());
@@ -130,60 +138,72 @@ fn prepare_dir(dir: &Path) -> Result<(), Error> {
     std::fs::remove_file(&probe).map_err(|e| Error::io(&probe, e))
 }
 
-fn human_summary(sol: &Solution, out: &mut impl Write) -> std::io::Result<()> {
-    if sol.method == Method::Solve {
-        let rounds: usize = sol
-            .solve_stats
+fn human_summary(summary: &Summary, written: usize, out: &mut impl Write) -> std::io::Result<()> {
+    let stages = &summary.stage_seconds;
+    if summary.method == Method::Solve {
+        let rounds: usize = summary
+            .solve
             .iter()
+            .flat_map(|jobs| jobs.values())
             .flatten()
             .map(|s| s.rounds.len())
             .sum();
         writeln!(
             out,
-            "board {}: solved in {:.1} s ({rounds} exact evaluations)",
-            sol.board, sol.timings.solve
+            "board {}: {} material{} solved in {:.1} s ({rounds} exact evaluations)",
+            summary.board,
+            summary.materials.len(),
+            if summary.materials.len() == 1 {
+                ""
+            } else {
+                "s"
+            },
+            stages.solve
         )?;
-        if !sol.alpha_below_beta.is_empty() {
-            writeln!(
+        if !summary.reused.is_empty() {
+            writeln!(out, "reused: {}", summary.reused.join(", "))?;
+        }
+        match summary.alpha_below_beta {
+            Some(n) if n > 0 => writeln!(
                 out,
-                "ALPHA < BETA at {} positions: listed in alpha-below-beta.txt; the tables \
-                 of their classes keep both (format version 2)",
-                sol.alpha_below_beta.len()
-            )?;
+                "ALPHA < BETA at {n} positions: listed in alpha-below-beta.txt; the tables of \
+                 their materials keep both"
+            )?,
+            _ => {}
         }
     } else {
         writeln!(
             out,
             "board {}: {} iterations in {:.1} s",
-            sol.board, sol.iterations_run, sol.timings.iterate
+            summary.board, summary.iterations_run, stages.iterate
         )?;
+        match summary.first_richman_iteration {
+            Some(n) => writeln!(
+                out,
+                "the guesses first satisfy every equation at iteration {n}"
+            )?,
+            None => writeln!(
+                out,
+                "NOT CONVERGED: the guesses are not yet a Richman function after {} \
+                 iterations; values are provisional (raise --max-iterations)",
+                summary.iterations_run
+            )?,
+        }
     }
-    match sol.first_richman_iteration {
-        _ if sol.method == Method::Solve => {}
-        Some(n) => writeln!(
-            out,
-            "the guesses first satisfy every equation at iteration {n}"
-        )?,
-        None => writeln!(
-            out,
-            "NOT CONVERGED: the guesses are not yet a Richman function after {} iterations; \
-             values are provisional (raise --max-iterations)",
-            sol.iterations_run
-        )?,
-    }
-    if sol.certificate.is_some() {
-        let verdict = if sol.certified() && sol.alpha_below_beta.is_empty() {
+    if summary.converged {
+        let split = summary.alpha_below_beta.is_some_and(|n| n > 0);
+        let verdict = if summary.certified && !split {
             "every value is proved exact (alpha = s = beta)"
-        } else if sol.certified() {
+        } else if summary.certified {
             "alpha and beta are each proved exact by their own certificate"
         } else {
             "CERTIFICATE FAILED"
         };
         writeln!(out, "certificate: {verdict}")?;
     }
-    let row = |cells: [&str; 10]| {
+    let row = |cells: [&str; 11]| {
         format!(
-            "{:<6} {:>10} {:>10} {:>9} {:>8} {:>5} {:>5} {:>9} {:>6} {:>6}",
+            "{:<8} {:>10} {:>10} {:>9} {:>8} {:>5} {:>5} {:>9} {:>7} {:>6} {:>6}",
             cells[0],
             cells[1],
             cells[2],
@@ -193,11 +213,12 @@ fn human_summary(sol: &Solution, out: &mut impl Write) -> std::io::Result<()> {
             cells[6],
             cells[7],
             cells[8],
-            cells[9]
+            cells[9],
+            cells[10]
         )
     };
     let header = [
-        "class",
+        "material",
         "positions",
         "canonical",
         "stable at",
@@ -205,13 +226,15 @@ fn human_summary(sol: &Solution, out: &mut impl Write) -> std::io::Result<()> {
         "alpha",
         "beta",
         "quiescent",
+        "a<b",
         "T max",
         "T' max",
     ];
     writeln!(out, "{}", row(header))?;
     let opt = |x: Option<String>| x.unwrap_or_else(|| "-".into());
     let yes = |b: Option<bool>| opt(b.map(|b| if b { "yes" } else { "NO" }.to_string()));
-    for (m, c) in &sol.classes {
+    for m in &summary.materials {
+        let c = &summary.classes[m];
         let cells = [
             m.to_string(),
             c.positions.to_string(),
@@ -221,50 +244,14 @@ fn human_summary(sol: &Solution, out: &mut impl Write) -> std::io::Result<()> {
             yes(c.certified_alpha),
             yes(c.certified_beta),
             opt(c.quiescent.map(|q| q.to_string())),
+            opt(c.alpha_below_beta.map(|q| q.to_string())),
             opt(c.max_level_white.map(|q| q.to_string())),
             opt(c.max_level_black.map(|q| q.to_string())),
         ];
         writeln!(out, "{}", row(std::array::from_fn(|i| cells[i].as_str())))?;
     }
+    let _ = written;
     Ok(())
-}
-
-/// An account of a failed certificate: what failed, how often, the first few positions.
-fn certificate_failures(sol: &Solution) -> Option<String> {
-    let cert = sol.certificate.as_ref().filter(|_| !sol.certified())?;
-    // Where β was solved apart, its own certificate answers for β (the solve method only
-    // returns proved bounds, so this lists nothing there; kept for completeness).
-    let beta_failures = &sol.beta_certificate().unwrap_or(cert).beta_failures;
-    let mut text = String::new();
-    for (what, list) in [
-        ("Richman equations fail", &cert.violations),
-        (
-            "positions with s > 0 lie outside White's closure (alpha = s unproved)",
-            &cert.alpha_failures,
-        ),
-        (
-            "positions with s < 1 lie outside Black's closure (beta = s unproved)",
-            beta_failures,
-        ),
-    ] {
-        if list.is_empty() {
-            continue;
-        }
-        let first: Vec<String> = list
-            .iter()
-            .take(5)
-            .map(|&p| {
-                let pos = sol.index.position(p as usize);
-                format!(
-                    "{} {}",
-                    pos.material(),
-                    crate::fen::placement(sol.board, &pos)
-                )
-            })
-            .collect();
-        text += &format!("{} {what}; first: {}\n", list.len(), first.join(", "));
-    }
-    Some(text)
 }
 
 /// The arguments of `bidtb generate`.
@@ -328,9 +315,21 @@ pub(super) struct Args {
     pub checkpoint_seconds: Option<u64>,
     /// Continue from the newest valid checkpoint in DIR/FxR (from the start if there is
     /// none): for --method iterate also past an earlier --max-iterations; for --method
-    /// solve from DIR/FxR/solve.ckpt. The result is exactly that of an uninterrupted run.
+    /// solve, materials whose tables are already there (and valid) are kept, and the one
+    /// under way continues from DIR/FxR/solve.ckpt. The result is exactly that of an
+    /// uninterrupted run.
     #[arg(long)]
     pub resume: bool,
+    /// Make every material with up to N men, kings included (3: the study's six
+    /// three-piece materials; 4: also the thirty four-piece ones), each in dependency
+    /// order. Four and more need --method solve.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(2..=7), value_name = "N")]
+    pub pieces: Option<u8>,
+    /// Make these materials (comma-separated Syzygy-style names: KRvKN,KQQvK; a name of
+    /// the weaker side first, KNvKR, means its stored mirror KRvKN) and, first, what their
+    /// captures and promotions lead to (reused where valid tables already exist).
+    #[arg(long, value_name = "MATERIALS")]
+    pub material: Option<String>,
 }
 
 /// The `--method` values.
@@ -342,27 +341,53 @@ pub(super) enum MethodArg {
     Solve,
 }
 
-/// Write the table file of every class, unless the run has no certificate or a failed one
-/// that was not accepted. Returns how many files were written.
-fn write_tables(sol: &Solution, dir: &Path, accept_failed: bool) -> Result<usize, Error> {
-    let Some(contents) = report::table_contents(sol) else {
-        return Ok(0);
-    };
-    if !sol.certified() && !accept_failed {
-        return Ok(0);
+/// The materials a run asks for: `--pieces N`, `--material A,B`, or the three-piece set.
+fn requested(pieces: Option<u8>, material: Option<&str>) -> Result<Vec<Material>, Error> {
+    match (pieces, material) {
+        (Some(_), Some(_)) => Err(Error::Usage(
+            "--pieces and --material do not go together".into(),
+        )),
+        (Some(n), None) => Ok(Material::all_up_to(n as usize)),
+        (None, Some(list)) => {
+            let mut out: Vec<Material> = Vec::new();
+            for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                let m = name.parse::<Material>()?.stored().0;
+                if !out.contains(&m) {
+                    out.push(m);
+                }
+            }
+            if out.is_empty() {
+                return Err(Error::Usage("--material names no material".into()));
+            }
+            Ok(out)
+        }
+        (None, None) => Ok(Material::three_piece().to_vec()),
     }
-    // All tables or none: a failure (a full disk) leaves the previous tables intact.
-    let files: Vec<(PathBuf, Vec<u8>)> = contents
-        .iter()
-        .map(|c| {
-            (
-                dir.join(crate::table::file_name(c.material)),
-                crate::table::encode(c),
-            )
-        })
-        .collect();
-    atomic::write_all_atomic(&files)?;
-    Ok(files.len())
+}
+
+/// Write the run's reports into `dir`: summary.json, convergence.csv (the iteration),
+/// alpha-below-beta.txt (removed where there is none) and quiescent.txt.
+fn write_reports(store: &TableStore, dir: &Path, text: &str) -> Result<(), Error> {
+    atomic::write_atomic(&dir.join("summary.json"), text.as_bytes())?;
+    if let Some(csv) = &store.convergence {
+        atomic::write_atomic(&dir.join("convergence.csv"), csv.as_bytes())?;
+    }
+    let split = dir.join("alpha-below-beta.txt");
+    if store.alpha_below_beta.is_empty() {
+        let _ = std::fs::remove_file(&split);
+    } else {
+        let lines = format!(
+            "{}{}",
+            report::ALPHA_BELOW_BETA_HEADING,
+            store.alpha_below_beta
+        );
+        atomic::write_atomic(&split, lines.as_bytes())?;
+    }
+    if store.summary.converged {
+        let lines = format!("{}{}", report::QUIESCENT_HEADING, store.quiescent);
+        atomic::write_atomic(&dir.join("quiescent.txt"), lines.as_bytes())?;
+    }
+    Ok(())
 }
 
 pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
@@ -381,11 +406,14 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         checkpoint_every,
         checkpoint_seconds,
         resume,
+        pieces,
+        material,
     } = args;
     let method = match method {
         MethodArg::Iterate => Method::Iterate,
         MethodArg::Solve => Method::Solve,
     };
+    let usage = |text: String| (2, Error::Usage(text));
     if method == Method::Solve {
         let iterate_only = [
             ("--max-iterations", max_iterations.is_some()),
@@ -393,37 +421,46 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
             ("--guesses", guesses),
         ];
         if let Some((flag, _)) = iterate_only.iter().find(|(_, given)| *given) {
-            return Err((
-                2,
-                Error::Usage(format!(
-                    "{flag} applies to --method iterate only (the solve method has no \
-                     iterations to cap or checkpoint; it saves its state with \
-                     --checkpoint-seconds S and when stopped)"
-                )),
-            ));
+            return Err(usage(format!(
+                "{flag} applies to --method iterate only (the solve method has no \
+                 iterations to cap or checkpoint; it saves its state with \
+                 --checkpoint-seconds S and when stopped)"
+            )));
         }
     } else if checkpoint_seconds.is_some() {
-        return Err((
-            2,
-            Error::Usage(
-                "--checkpoint-seconds applies to --method solve only (the iteration saves \
-                 checkpoints with --checkpoint-every N)"
-                    .into(),
-            ),
+        return Err(usage(
+            "--checkpoint-seconds applies to --method solve only (the iteration saves \
+             checkpoints with --checkpoint-every N)"
+                .into(),
         ));
+    }
+    let materials = requested(pieces, material.as_deref()).map_err(|e| (2, e))?;
+    let three = Material::three_piece();
+    if method == Method::Iterate
+        && let Some(m) = materials.iter().find(|m| !three.contains(m))
+    {
+        return Err(usage(format!(
+            "the iterate method (the study's iteration) runs on the three-piece materials \
+             only; {m} needs --method solve"
+        )));
     }
     let dir = out.join(board.to_string());
     prepare_dir(&dir).map_err(|e| (2, e))?;
     atomic::remove_stale_temporaries(&dir);
     let mut options = Options::new(board);
     options.method = method;
+    options.materials = materials;
     options.guesses = guesses;
     options.max_iterations = max_iterations;
     options.check_every = check_every;
     options.measure_every = measure_every;
-    let estimate = crate::index::estimate_positions(board);
+    let estimate: usize = options
+        .materials
+        .iter()
+        .map(|&m| bidtb::index::estimate_positions(board, m))
+        .sum();
     let progress = Progress::new(quiet, method, max_iterations, estimate);
-    // Ctrl-C and SIGTERM stop the run between two iterations (a second one kills it).
+    // Ctrl-C and SIGTERM stop the run between two steps (a second one kills it).
     static STOP: AtomicBool = AtomicBool::new(false);
     let _ = ctrlc::set_handler(|| {
         if STOP.swap(true, Ordering::SeqCst) {
@@ -438,90 +475,77 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         stop: Some(&STOP),
     };
     let started = std::time::Instant::now();
-    let sol = match generate::solve_with(&options, &progress, &control).map_err(|e| (1, e))? {
-        generate::Run::Finished(sol) => sol,
-        generate::Run::Interrupted { checkpoint, .. } if method == Method::Solve => {
-            let how = match checkpoint {
-                Some(path) => format!(
-                    "its state is saved as {}; resume with `bidtb generate --board {board} \
-                     --method solve --out {} --resume`",
-                    path.display(),
-                    out.display()
+    let mut store = TableStore::new(&dir, board, allow_uncertified, Summary::new(board, method));
+    let driven = generate::driver::run(&options, &progress, &control, &mut store);
+    let failure = match driven {
+        Ok(Driven::Finished(_)) => None,
+        Ok(Driven::Interrupted {
+            materials,
+            n,
+            checkpoint,
+        }) => {
+            let names: Vec<String> = materials.iter().map(Material::to_string).collect();
+            let again = format!(
+                "bidtb generate --board {board} --method {method} --out {} --resume",
+                out.display()
+            );
+            let how = match (method, checkpoint) {
+                (Method::Solve, Some(path)) => format!(
+                    "its state is saved as {}; the finished materials' tables are kept; \
+                     resume with `{again}`",
+                    path.display()
                 ),
-                None => "nothing was saved (it stopped before its first strategies): run it \
-                         again"
-                    .to_string(),
+                (Method::Solve, None) => format!(
+                    "nothing of {} was saved (it stopped before its first strategies); the \
+                     finished materials' tables are kept; resume with `{again}`",
+                    names.join(", ")
+                ),
+                (Method::Iterate, Some(path)) => format!(
+                    "checkpoint saved as {}; resume with `{again}`",
+                    path.display()
+                ),
+                (Method::Iterate, None) => {
+                    "nothing saved (with --checkpoint-every N a stopped run can be resumed)"
+                        .to_string()
+                }
             };
-            let msg = format!("interrupted; no table written; {how}");
+            let at = if method == Method::Iterate {
+                format!(" at iteration {n}")
+            } else {
+                format!(" while solving {}", names.join(", "))
+            };
+            let msg = format!("interrupted{at}; no table of it written; {how}");
             return Err((130, Error::Interrupted(msg)));
         }
-        generate::Run::Interrupted { n, checkpoint } => {
-            let how = match checkpoint {
-                Some(path) => format!(
-                    "checkpoint saved as {}; resume with `bidtb generate --board {board} \
-                     --out {} --resume`",
-                    path.display(),
-                    out.display()
-                ),
-                None => "nothing saved (with --checkpoint-every N a stopped run can be resumed)"
-                    .to_string(),
-            };
-            let msg = format!("interrupted at iteration {n}; no table written; {how}");
-            return Err((130, Error::Interrupted(msg)));
-        }
+        Err(e @ Error::Uncertified(_)) => Some(e),
+        Err(e) => return Err((super::exit_code(&e), e)),
     };
-    let tables = write_tables(&sol, &dir, allow_uncertified).map_err(|e| (1, e))?;
-    // Converged: the checkpoints have served their purpose. (A capped run keeps them, so
-    // that `--resume` with a higher cap continues it.)
-    if sol.converged() {
-        crate::checkpoint::remove_all(&dir);
+    if store.summary.converged && failure.is_none() {
+        // Finished: the checkpoints have served their purpose. (A capped iteration keeps
+        // them, so that `--resume` with a higher cap continues it.)
+        bidtb::iterate::checkpoint::remove_all(&dir);
+        bidtb::solve::checkpoint::remove(&dir);
     }
-    // A finished solve needs its state no more. (A failed one returned above and left it.)
-    if method == Method::Solve {
-        crate::solve_checkpoint::remove(&dir);
-    }
-    let seconds = started.elapsed().as_secs_f64();
-    let summary = report::summary(&sol, seconds);
-    let text = serde_json::to_string_pretty(&summary).expect("summary serialises");
-    atomic::write_atomic(&dir.join("summary.json"), text.as_bytes()).map_err(|e| (1, e))?;
-    if method == Method::Iterate {
-        let record = crate::convergence::Convergence::of(&sol).to_csv();
-        atomic::write_atomic(&dir.join("convergence.csv"), record.as_bytes())
-            .map_err(|e| (1, e))?;
-    }
-    let split = dir.join("alpha-below-beta.txt");
-    if sol.alpha_below_beta.is_empty() {
-        let _ = std::fs::remove_file(&split);
-    } else {
-        let lines = report::alpha_below_beta_lines(&sol);
-        atomic::write_atomic(&split, lines.as_bytes()).map_err(|e| (1, e))?;
-    }
-    if sol.certificate.is_some() {
-        let lines = report::quiescent_lines(&sol);
-        atomic::write_atomic(&dir.join("quiescent.txt"), lines.as_bytes()).map_err(|e| (1, e))?;
-    }
+    store.summary.seconds = started.elapsed().as_secs_f64();
+    let text = serde_json::to_string_pretty(&store.summary).expect("summary serialises");
+    write_reports(&store, &dir, &text).map_err(|e| (1, e))?;
     let stdout = &mut std::io::stdout().lock();
     let written = if json {
         writeln!(stdout, "{text}")
     } else {
-        human_summary(&sol, stdout)
+        human_summary(&store.summary, store.written, stdout)
     };
     written.map_err(|e| (1, Error::io("stdout", e)))?;
     if !quiet {
         eprintln!("wrote {}", dir.join("summary.json").display());
-        if tables > 0 {
-            eprintln!("wrote {tables} table files to {}", dir.display());
+        if store.written > 0 {
+            eprintln!("wrote {} table files to {}", store.written, dir.display());
         } else {
             eprintln!("no table files written: the values are not proved exact");
         }
     }
-    if let Some(failures) = certificate_failures(&sol) {
-        eprint!("{failures}");
-        if !allow_uncertified {
-            let msg =
-                format!("the certificate of {board} failed; pass --allow-uncertified to accept it");
-            return Err((1, Error::Uncertified(msg)));
-        }
+    match failure {
+        Some(e) => Err((1, e)),
+        None => Ok(()),
     }
-    Ok(())
 }

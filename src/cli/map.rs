@@ -4,13 +4,11 @@
 use std::io::Write;
 use std::path::Path;
 
-use num_traits::ToPrimitive;
-
-use crate::atomic;
-use crate::error::Error;
-use crate::fen;
-use crate::map::ValueMap;
 use crate::svg;
+use bidtb::atomic;
+use bidtb::error::Error;
+use bidtb::fen;
+use bidtb::probe::map::ValueMap;
 
 /// The grid as text: three decimals per square, the pieces by their letters.
 fn human(map: &ValueMap) -> String {
@@ -22,7 +20,7 @@ fn human(map: &ValueMap) -> String {
         out += &format!("{:>4} ", map.board.ranks() as usize - r);
         for &s in row {
             let cell = match map.at(s) {
-                Some(v) => format!("{:.3}", v.to_f64().unwrap_or(f64::NAN)),
+                Some(v) => format!("{:.3}", v.to_f64()),
                 None => format!("  {}  ", map.piece_at(s).unwrap_or('?')),
             };
             out += &format!(" {cell}");

@@ -6,6 +6,7 @@
 //! verification or certificate), 2 for bad usage or input (arguments, FEN, position).
 
 mod atlas;
+mod dump;
 mod generate;
 mod map;
 mod plot;
@@ -18,8 +19,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::error::Error;
-use crate::geometry::Board;
+use bidtb::error::Error;
+use bidtb::geometry::Board;
 
 /// Exact endgame tablebases for bidding chess (and random-turn chess).
 ///
@@ -156,6 +157,21 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print every stored position of a material's table: FEN, alpha, beta, T level, T'
+    /// level ('-' outside the closure), one line each, in the table's key order.
+    ///
+    /// An export for other programs; two tables (of two builds or format versions) of one
+    /// material compare position by position with diff.
+    Dump {
+        /// Directory holding the tables.
+        #[arg(long, default_value = "tables")]
+        tables: PathBuf,
+        /// The board.
+        #[arg(long, value_parser = parse_board, default_value = "8x8")]
+        board: Board,
+        /// The material, as stored (KRvKN, not KNvKR).
+        material: String,
+    },
 }
 
 fn parse_board(s: &str) -> Result<Board, String> {
@@ -208,6 +224,11 @@ pub fn main() -> ExitCode {
             board,
             json,
         } => verify::run(&tables, board, json),
+        Command::Dump {
+            tables,
+            board,
+            material,
+        } => dump::run(&tables, board, &material),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use crate::atomic;
-use crate::convergence::Convergence;
-use crate::error::Error;
 use crate::svg;
+use bidtb::atomic;
+use bidtb::error::Error;
+use bidtb::iterate::convergence::Convergence;
 
 /// The board name and first Richman iteration recorded in a run's `summary.json`.
 fn summary_facts(path: &Path) -> Result<(String, Option<u32>), Error> {

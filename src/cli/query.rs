@@ -3,12 +3,12 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::error::Error;
-use crate::fen;
-use crate::guess::Value;
-use crate::position::Material;
-use crate::probe::{self, MoveInfo, Probe, Tablebase};
-use crate::table;
+use bidtb::error::Error;
+use bidtb::fen;
+use bidtb::material::Material;
+use bidtb::probe::{self, MoveInfo, Probe, Tablebase};
+use bidtb::table;
+use bidtb::value::Value;
 
 /// The board drawn from a FEN placement (already validated), ranks numbered, files lettered.
 fn diagram(placement: &str) -> String {
@@ -131,7 +131,7 @@ fn human(p: &Probe, placement: &str) -> String {
 pub(super) fn open(dir: &Path, parsed: &fen::Parsed) -> Result<Tablebase, Error> {
     Tablebase::open_board(dir, parsed.board).map_err(|e| match e {
         Error::Io { ref source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
-            let material: Material = parsed.position.material();
+            let material: Material = parsed.position.material().stored().0;
             Error::MissingTable {
                 path: dir
                     .join(parsed.board.to_string())
@@ -140,6 +140,7 @@ pub(super) fn open(dir: &Path, parsed: &fen::Parsed) -> Result<Tablebase, Error>
                     .to_string(),
                 board: parsed.board.to_string(),
                 dir: dir.display().to_string(),
+                material: material.to_string(),
             }
         }
         e => e,
@@ -150,14 +151,12 @@ pub(super) fn run(dir: &Path, json: bool, text: &str) -> Result<(), (u8, Error)>
     let fail = |e: Error| (super::exit_code(&e), e);
     let parsed = fen::parse(text).map_err(fail)?;
     let tables = open(dir, &parsed).map_err(fail)?;
-    let probe = tables
-        .probe(parsed.board, &parsed.position, parsed.mirrored)
-        .map_err(fail)?;
-    let placement = text.split_whitespace().next().unwrap_or_default();
+    let probe = tables.probe(parsed.board, &parsed.position).map_err(fail)?;
+    let placement = bidtb::fen::placement(parsed.board, &parsed.position);
     let out = if json {
         format!("{}\n", probe.to_json())
     } else {
-        human(&probe, placement)
+        human(&probe, &placement)
     };
     std::io::stdout()
         .lock()

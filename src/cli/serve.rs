@@ -4,9 +4,9 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::path::Path;
 
-use crate::error::Error;
-use crate::probe::Tablebase;
 use crate::server;
+use bidtb::error::Error;
+use bidtb::probe::Tablebase;
 
 pub(super) fn run(dir: &Path, addr: SocketAddr) -> Result<(), (u8, Error)> {
     let tables = Tablebase::open(dir).map_err(|e| (1, e))?;

@@ -3,10 +3,10 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::error::Error;
-use crate::geometry::Board;
-use crate::probe::Tablebase;
-use crate::verify::{self, BoardCheck};
+use bidtb::error::Error;
+use bidtb::geometry::Board;
+use bidtb::probe::Tablebase;
+use bidtb::verify::{self, BoardCheck};
 
 fn human(check: &BoardCheck) -> String {
     let mut out = format!(

@@ -1,48 +1,52 @@
-//! The generation pipeline as named, timed stages: index → graph → a method → certificate
-//! → per-class report. Two methods make the candidate values:
+//! The generation pipeline. One *job* solves a set of materials jointly, as named, timed
+//! stages:
 //!
-//! - [`Method::Iterate`] (`generate/iterate.rs`; `generate/settling.rs` when the values
-//!   are solved first): the study's α/β iteration with simplest-rational guesses until
-//!   they form a Richman function; it reproduces the published 2644. All classes of a
-//!   board are iterated jointly (promotions and captures link them), which is how the
-//!   published iteration count is defined.
-//! - [`Method::Solve`] (`generate/by_solving.rs`): exact linear solves under fixed strategies,
-//!   improved until every equation holds ([`mod@crate::solve`]); its cost follows the size of
-//!   the answer, so it reaches boards the iteration cannot.
+//! 1. **index**: the positions of the job's materials ([`Index`]);
+//! 2. **graph**: their moves ([`Graph`]); moves into other materials become exits;
+//! 3. **boundary**: the exits' values, from materials solved before ([`Solved`]);
+//! 4. **method**: candidate values, by the study's iteration ([`crate::iterate`]: only on
+//!    the closed three-piece set, which it iterates jointly and reproduces 2644) or by exact
+//!    solves under improving strategies ([`mod@crate::solve`], any material, α and β
+//!    apart where they differ);
+//! 5. **certify**: the certificate proves them (inside each method);
+//! 6. **report**: per material, the facts of `summary.json`.
 //!
-//! Either way the certificate proves the values; on the boards both reach they agree to the
-//! byte.
+//! Above the jobs sits the driver ([`driver`]): the materials a request needs, in
+//! dependency order, each a job whose tables the next ones read their exits from
+//! ([`write`] puts them on disk), the way Syzygy's generator runs one material at a time
+//! against finished smaller tables.
 
-mod by_solving;
-mod iterate;
-mod settling;
+pub mod atlas;
+pub mod driver;
+pub mod report;
+pub mod write;
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
-use std::time::Instant;
-
-use num_traits::{One, Zero};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::certificate::{Certificate, UNREACHED};
 use crate::error::Error;
 use crate::geometry::Board;
-use crate::graph::Graph;
-use crate::guess::{Guesses, Value};
+use crate::graph::{Exit, Graph};
 use crate::index::Index;
-use crate::kernel::Kernel;
-use crate::position::{Material, Position};
-use crate::solve::SolveStats;
+use crate::iterate::{self, Iteration};
+use crate::material::Material;
+use crate::position::Position;
+use crate::progress::timed;
+use crate::resources;
+use crate::solve::{self, SolveStats, Terminals};
+use crate::value::{Imaged, Images, Value};
+
+pub use crate::progress::{Control, Observer, Silent};
+pub use driver::{Store, solve_all};
 
 /// How the candidate values are made (the certificate proves them either way).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
     /// The study's α/β iteration with simplest-rational guesses (reproduces 2644).
     #[default]
     Iterate,
-    /// Exact linear solves under fixed strategies, improved until every equation holds.
+    /// Exact linear solves under improving strategies, α and β apart.
     Solve,
 }
 
@@ -62,107 +66,91 @@ pub struct Options {
     pub board: Board,
     /// How the values are made.
     pub method: Method,
-    /// Stop after this many iterations even if the guesses have not converged.
+    /// The materials asked for (stored forms); the driver adds what they need. Default: the
+    /// study's six three-piece materials.
+    pub materials: Vec<Material>,
+    /// The iterate method: stop after this many iterations even if the guesses have not
+    /// converged.
     pub max_iterations: Option<u32>,
-    /// The iterate method: compute every intermediate guess (the study's own way) instead
-    /// of solving the exact values first and finding each position's last change by
-    /// comparing αₙ, βₙ with the Stern–Brocot parents of its value ([`crate::settle`]).
-    /// Checkpoints and resumption use this path.
+    /// The iterate method: compute every intermediate guess (see
+    /// [`iterate::Settings::guesses`]).
     pub guesses: bool,
-    /// Test whether the guesses form a Richman function once they have not changed for
-    /// this many iterations. A Richman function never changes again, so this finds it at
-    /// most this many iterations late; the result does not depend on it (the first Richman
-    /// iteration is the last change).
+    /// The iterate method: Richman test after this many quiet iterations.
     pub check_every: u32,
-    /// Also run the Richman test at every multiple of this many iterations (0: never), to
-    /// record how many equations fail as the run goes (`convergence.csv`). Like
-    /// `check_every`, it changes no value and no first Richman iteration.
+    /// The iterate method: also test at every multiple of this (0: never).
     pub measure_every: u32,
-    /// Look for positions whose guesses are proved final (by the certificate on the game of
-    /// the kernel's live options) after this many iterations (0: never), then after twice
-    /// as many, and so on up to eight times as many; retire from the kernel those that no
-    /// unproved position needs. Retired positions keep their final guesses; no value, last
-    /// change or first Richman iteration depends on this.
+    /// The iterate method: first look for positions to retire after this many iterations.
     pub retire_every: u32,
 }
 
 impl Options {
-    /// Defaults for a board: no cap, a Richman test after 16 quiet iterations and at every
-    /// 256th iteration, looks for positions to retire at iterations 32, 96 and 224, then
-    /// every 256 iterations.
+    /// Defaults for a board: the three-piece materials, the study's iteration with its
+    /// defaults ([`iterate::Settings::default`]).
     pub fn new(board: Board) -> Options {
+        let it = iterate::Settings::default();
         Options {
             board,
             method: Method::Iterate,
-            guesses: false,
-            max_iterations: None,
-            check_every: 16,
-            measure_every: 256,
-            retire_every: 32,
+            materials: Material::three_piece().to_vec(),
+            max_iterations: it.max_iterations,
+            guesses: it.guesses,
+            check_every: it.check_every,
+            measure_every: it.measure_every,
+            retire_every: it.retire_every,
+        }
+    }
+
+    /// The same options with the solve method.
+    pub fn solve(board: Board) -> Options {
+        Options {
+            method: Method::Solve,
+            ..Options::new(board)
+        }
+    }
+
+    /// The iteration's settings.
+    pub fn iterate_settings(&self) -> iterate::Settings {
+        iterate::Settings {
+            max_iterations: self.max_iterations,
+            guesses: self.guesses,
+            check_every: self.check_every,
+            measure_every: self.measure_every,
+            retire_every: self.retire_every,
         }
     }
 }
 
-/// What a run reports as it goes (progress bars, logs). Every method has a no-op default.
-pub trait Observer: Sync {
-    /// A named stage starts.
-    fn stage(&self, _name: &str) {}
-    /// A stage ended after `seconds`.
-    fn stage_done(&self, _name: &str, _seconds: f64) {}
-    /// Iteration `n` is done; `changed` guesses changed; values use `bits` fraction bits.
-    fn iteration(&self, _n: u32, _changed: usize, _bits: usize) {}
-    /// A Richman test ran at iteration `n` and found `violations` failing equations
-    /// (a lower bound when the cheap filter already failed).
-    fn richman_test(&self, _n: u32, _violations: usize) {}
-    /// Something the user should know (a checkpoint skipped, a run resumed).
-    fn notice(&self, _text: &str) {}
-    /// A line of detail on a long stage (the solve method's rounds), for the progress
-    /// display only.
-    fn notice_detail(&self, _text: &str) {}
-    /// The solve method's exact evaluation has solved `done` of `total` components.
-    fn components(&self, _done: usize, _total: usize) {}
-    /// The solve method is refining a system of `positions` positions, now at `bits` bits.
-    fn refinement(&self, _positions: usize, _bits: u64) {}
-}
-
-/// An observer that reports nothing.
-pub struct Silent;
-impl Observer for Silent {}
-
-/// Per-class results.
-#[derive(Clone, Debug, Serialize)]
+/// Per-material results.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ClassReport {
     /// Number of positions before symmetry reduction.
-    pub positions: usize,
+    pub positions: u64,
     /// Number of positions after symmetry reduction (what is computed and stored).
     pub canonical_positions: usize,
-    /// The largest iteration at which a guess of this class changed: from there on the
-    /// class's guesses never change again (null for the solve method, which has no
-    /// iterations).
+    /// The largest iteration at which a guess of this material changed (null for the solve
+    /// method, which has no iterations).
     pub stable_at: Option<u32>,
-    /// The largest denominator among the class's values, in decimal.
+    /// The largest denominator among the material's values (α and β), in decimal.
     pub max_denominator: String,
     /// Number of decimal digits of `max_denominator`.
     pub max_denominator_digits: usize,
-    /// How many times a guess of this class changed over the run (each one is a new
-    /// simplest rational computed; null for the solve method).
+    /// How many times a guess of this material changed over the run (the iterate
+    /// method's guessing path).
     pub guess_changes: Option<u64>,
-    /// Positions of the class whose guess reached its final value during the run (the
-    /// iteration with known exact values; null otherwise: positions of value 0 start there).
+    /// Positions whose guess reached its final value during the run (the iterate method's
+    /// default path).
     pub settled: Option<u64>,
-    /// Positions of the class whose α and β differ (the solve method computes both where
-    /// one candidate does not prove them equal; null for the iterate method).
+    /// Positions whose α and β differ (the solve method; null for the iterate method).
     pub alpha_below_beta: Option<usize>,
-    /// Positions of the class whose Richman equation fails (null if the run did not
-    /// converge; a converged run has none).
+    /// Positions whose Richman equation fails (null if the run did not converge).
     pub violations: Option<usize>,
-    /// α = s proved for every position of the class (null if the run did not converge).
+    /// α proved for every position of the material (null if the run did not converge).
     pub certified_alpha: Option<bool>,
-    /// β = s proved for every position of the class.
+    /// β proved for every position of the material.
     pub certified_beta: Option<bool>,
     /// Number of quiescent positions (min_b s(P_b) = max_w s(P_w)), after symmetry.
     pub quiescent: Option<usize>,
-    /// Largest progress level in White's closure T among the class's positions.
+    /// Largest progress level in White's closure T among the material's positions.
     pub max_level_white: Option<u32>,
     /// Largest progress level in Black's closure T′.
     pub max_level_black: Option<u32>,
@@ -172,162 +160,177 @@ fn is_zero(x: &f64) -> bool {
     *x == 0.0
 }
 
-/// Seconds spent in each stage. The stages of the method that did not run are left out of
-/// `summary.json`.
-#[derive(Clone, Debug, Default, Serialize)]
+/// Seconds spent in each stage (summed over a run's jobs). The stages of the method that
+/// did not run are left out of `summary.json`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Timings {
     /// Enumerating and indexing positions.
     pub index: f64,
     /// Building the game graph.
     pub graph: f64,
-    /// The α/β iteration with guess tracking.
-    #[serde(skip_serializing_if = "is_zero")]
+    /// Reading the exits' values from the materials solved before.
+    #[serde(skip_serializing_if = "is_zero", default)]
+    pub boundary: f64,
+    /// The α/β iteration.
+    #[serde(skip_serializing_if = "is_zero", default)]
     pub iterate: f64,
-    /// Kernel steps, with the per-position guess membership test (part of `iterate`).
-    #[serde(skip_serializing_if = "is_zero")]
+    /// Kernel steps, with the per-position membership test (part of `iterate`).
+    #[serde(skip_serializing_if = "is_zero", default)]
     pub kernel: f64,
     /// Recomputing the guesses that fell out of [αₙ, βₙ] (part of `iterate`).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero", default)]
     pub guess_updates: f64,
     /// Richman tests (part of `iterate`).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero", default)]
     pub richman_tests: f64,
     /// The certificate: exact equations and both closures (for the solve method: the
     /// certificates of its candidates, part of `solve`).
     pub certify: f64,
     /// The Stern–Brocot parents of every exact value and their fixed-point images, before
     /// the iteration without guesses.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero", default)]
     pub parents: f64,
     /// Looking for positions to retire (part of `iterate`; on the default path, compacting
     /// the kernel).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero", default)]
     pub retirement: f64,
-    /// The solve method, everything after the graph.
-    #[serde(skip_serializing_if = "is_zero")]
+    /// The solve method, everything after the graph (and the iterate method's solve of the
+    /// exact values first).
+    #[serde(skip_serializing_if = "is_zero", default)]
     pub solve: f64,
     /// Floating-point value iteration (part of `solve`).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero", default)]
     pub float: f64,
     /// Choosing the first strategies (part of `solve`).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero", default)]
     pub strategies: f64,
     /// Exact evaluations of the strategies (part of `solve`).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero", default)]
     pub exact: f64,
     /// Exact checks for better moves (part of `solve`).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero", default)]
     pub improve: f64,
 }
 
-/// What the kernel's shortcuts achieved by the end of the run.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct KernelStats {
-    /// Options in the game graph (White's and Black's, after merging symmetric targets).
-    pub options: usize,
-    /// Options still live at the end (the others were proved never to be best again).
-    pub live_options: usize,
-    /// Positions whose α is proved constant and no longer computed.
-    pub frozen_alpha: usize,
-    /// Positions whose β is proved constant and no longer computed.
-    pub frozen_beta: usize,
-    /// Limbs per value at the end (fraction bits = 64 · limbs − 1).
-    pub limbs: usize,
-    /// Positions retired by the end: their values proved final and needed by no
-    /// unproved position, so no longer computed.
-    pub retired: usize,
-    /// Per class, the iteration at which this process had proved the guesses of all the
-    /// class's positions final (by the certificate on the game of the kernel's live
-    /// options, see [`crate::certificate::proved_final`]). Classes not proved before the end are
-    /// missing.
-    pub proved_at: BTreeMap<String, u32>,
+impl Timings {
+    /// Add another job's seconds.
+    pub fn add(&mut self, o: &Timings) {
+        self.index += o.index;
+        self.graph += o.graph;
+        self.boundary += o.boundary;
+        self.iterate += o.iterate;
+        self.kernel += o.kernel;
+        self.guess_updates += o.guess_updates;
+        self.richman_tests += o.richman_tests;
+        self.certify += o.certify;
+        self.parents += o.parents;
+        self.retirement += o.retirement;
+        self.solve += o.solve;
+        self.float += o.float;
+        self.strategies += o.strategies;
+        self.exact += o.exact;
+        self.improve += o.improve;
+    }
+
+    fn add_solve(&mut self, s: &SolveStats) {
+        self.float += s.float_seconds;
+        self.strategies += s.strategy_seconds;
+        self.exact += s.rounds.iter().map(|r| r.evaluate_seconds).sum::<f64>();
+        self.improve += s.rounds.iter().map(|r| r.improve_seconds).sum::<f64>();
+        self.certify += s.certify_seconds;
+    }
+
+    fn add_iterate(&mut self, t: &iterate::Timings) {
+        self.iterate += t.iterate;
+        self.kernel += t.kernel;
+        self.guess_updates += t.guess_updates;
+        self.richman_tests += t.richman_tests;
+        self.certify += t.certify;
+        self.parents += t.parents;
+        self.retirement += t.retirement;
+        self.solve += t.solve;
+    }
 }
 
-/// Per-iteration record: how many guesses changed, per class.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct IterationRecord {
-    /// The iteration n.
-    pub n: u32,
-    /// Guesses that changed at n, per class in [`Material::ALL`] order.
-    pub changed: Vec<u32>,
-}
-
-/// One Richman test during the run: how many equations failed, per class.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct RichmanTest {
-    /// The iteration n at which sₙ was tested.
-    pub n: u32,
-    /// Positions whose equation (or symmetry) failed, per class in the index's order.
-    pub violations: Vec<u32>,
-}
-
-/// A finished (or capped) run: the graph, the guesses, and the report.
-pub struct Solution {
-    /// The board.
-    pub board: Board,
-    /// The method that made the values.
-    pub method: Method,
-    /// The position index.
-    pub index: Index,
-    /// The game graph.
-    pub graph: Graph,
-    /// The final guesses (the values, when converged; α where α < β).
-    pub guesses: Guesses,
-    /// The kernel with the final αₙ, βₙ of every position (the guessing path; the default
-    /// path drops the positions it no longer needs from its kernel, and the solve method has
-    /// none).
-    pub kernel: Option<Kernel>,
-    /// The first n at which sₙ is a Richman function, if the run got there (None for the
-    /// solve method, which has no iterations).
-    pub first_richman_iteration: Option<u32>,
-    /// How many iterations ran (0 for the solve method).
-    pub iterations_run: u32,
-    /// Per-class results, in [`Material::ALL`] order.
-    pub classes: Vec<(Material, ClassReport)>,
-    /// Guess changes per iteration (or, when `settled`, positions whose guess reached its
-    /// final value at that iteration).
-    pub history: Vec<IterationRecord>,
-    /// Whether the iteration ran knowing the exact values (no intermediate guesses; see
-    /// [`crate::settle`]).
-    pub settled: bool,
-    /// The Richman tests of this run, in order (a resumed run has only those made after
-    /// the resumption).
-    pub richman_tests: Vec<RichmanTest>,
-    /// Stage timings.
-    pub timings: Timings,
-    /// The certificate, when the run converged (for the solve method: of the values it
-    /// keeps, which are α where α < β).
-    pub certificate: Option<Certificate>,
-    /// The kernel's shortcuts (the iterate method).
-    pub kernel_stats: Option<KernelStats>,
-    /// What the solve method did (its α solve, and its β solve if one was needed).
-    pub solve_stats: Option<Vec<SolveStats>>,
-    /// Positions whose α is below their β, with β (the solve method; empty when α = β
-    /// everywhere, which the certificate then proves).
-    pub alpha_below_beta: Vec<(u32, Value)>,
-    /// β solved apart, when the certificate of α (`guesses`, `certificate`) did not also
-    /// prove it (the solve method; None otherwise).
-    pub beta: Option<UpperBound>,
+/// What the method that made a solution adds to it.
+pub enum Details {
+    /// The study's iteration: its record.
+    Iterate(Box<Iteration>),
+    /// The solve method: what each bound's solve did (α's, and β's if solved apart).
+    Solve(Vec<SolveStats>),
 }
 
 /// β where it had to be solved apart from α: its exact values and the certificate that
 /// proves them (its T′ levels are the ones stored with β).
 pub struct UpperBound {
     /// β of every node.
-    pub guesses: Guesses,
+    pub values: Images,
     /// The certificate of those values: its T′ covers every position with β < 1.
     pub certificate: Certificate,
 }
 
+/// A finished (or capped) job: the positions, the graph, the values and the report.
+pub struct Solution {
+    /// The board.
+    pub board: Board,
+    /// The positions of the job's materials.
+    pub index: Index,
+    /// The game graph.
+    pub graph: Graph,
+    /// α of every node, terminal nodes included (the value wherever α = β).
+    pub values: Images,
+    /// The certificate of `values`, when the run converged: T from α, and T′ too unless β
+    /// was solved apart.
+    pub certificate: Option<Certificate>,
+    /// β solved apart, where `certificate` does not prove it equal to α.
+    pub beta: Option<UpperBound>,
+    /// Positions whose α is below their β, with β.
+    pub alpha_below_beta: Vec<(u32, Value)>,
+    /// Per-material results, in the index's order.
+    pub classes: Vec<(Material, ClassReport)>,
+    /// Stage timings.
+    pub timings: Timings,
+    /// What the method adds.
+    pub details: Details,
+}
+
 impl Solution {
-    /// Whether the values were proved to form a Richman function (the iterate method's
-    /// guesses converged; the solve method always gets there or fails).
+    /// The method that made the values.
+    pub fn method(&self) -> Method {
+        match self.details {
+            Details::Iterate(_) => Method::Iterate,
+            Details::Solve(_) => Method::Solve,
+        }
+    }
+
+    /// The iteration's record (the iterate method).
+    pub fn iteration(&self) -> Option<&Iteration> {
+        match &self.details {
+            Details::Iterate(it) => Some(it),
+            Details::Solve(_) => None,
+        }
+    }
+
+    /// What the solve method did (α's solve, and β's if one was needed).
+    pub fn solve_stats(&self) -> Option<&[SolveStats]> {
+        match &self.details {
+            Details::Solve(s) => Some(s),
+            Details::Iterate(_) => None,
+        }
+    }
+
+    /// The first n at which sₙ is a Richman function (the iterate method, if it got there).
+    pub fn first_richman_iteration(&self) -> Option<u32> {
+        self.iteration().and_then(|it| it.first_richman_iteration)
+    }
+
+    /// Whether the values were proved to form a Richman function.
     pub fn converged(&self) -> bool {
         self.certificate.is_some()
     }
 
     /// Whether every value kept is proved exact: α = s = β everywhere by one certificate,
-    /// or (where β had to be solved apart) α by `certificate` and β by `beta`'s.
+    /// or α by `certificate` and β by `beta`'s.
     pub fn certified(&self) -> bool {
         use crate::solve::{Bound, proves};
         match (&self.certificate, self.beta_certificate()) {
@@ -344,102 +347,296 @@ impl Solution {
         }
     }
 
-    /// The value (final guess) of a position with a white extra piece or bare kings.
+    /// β of every node: β's own values where solved apart, else α's.
+    pub fn beta_values(&self) -> &Images {
+        self.beta.as_ref().map_or(&self.values, |u| &u.values)
+    }
+
+    /// The value (α) of a position of one of the job's materials.
     pub fn value(&self, pos: &Position) -> Option<&Value> {
-        self.index.index_of(pos).map(|i| self.guesses.value(i))
+        self.index.index_of(pos).map(|i| self.values.value(i))
+    }
+
+    /// α and β of a position of one of the job's materials.
+    pub fn bounds(&self, pos: &Position) -> Option<(&Value, &Value)> {
+        let i = self.index.index_of(pos)?;
+        Some((self.values.value(i), self.beta_values().value(i)))
     }
 }
 
-fn timed<T>(obs: &dyn Observer, name: &str, seconds: &mut f64, f: impl FnOnce() -> T) -> T {
-    obs.stage(name);
-    let t = Instant::now();
-    let out = f();
-    *seconds = t.elapsed().as_secs_f64();
-    obs.stage_done(name, *seconds);
-    out
+/// What a material solved before says of one of its positions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Known {
+    /// α.
+    pub alpha: Value,
+    /// β (α where they agree).
+    pub beta: Value,
+    /// Its level in White's closure T ([`UNREACHED`] outside it).
+    pub level_white: u32,
+    /// Its level in Black's closure T′.
+    pub level_black: u32,
 }
 
-/// Checkpoints, resumption and interruption of a run (all off by default).
-#[derive(Debug, Default)]
-pub struct Control<'a> {
-    /// Where checkpoints are saved and looked for (`DIR/FxR`).
-    pub checkpoint_dir: Option<PathBuf>,
-    /// Save a checkpoint every this many iterations, when stopped, and at the cap (None:
-    /// never, unless the checkpoint resumed from carries an interval).
-    pub checkpoint_every: Option<u32>,
-    /// The solve method: also save its state every this many seconds while it runs (it
-    /// always saves it when stopped, if `checkpoint_dir` is set).
-    pub checkpoint_seconds: Option<u64>,
-    /// Start from the newest valid checkpoint in `checkpoint_dir` (from iteration 0 if
-    /// there is none).
-    pub resume: bool,
-    /// Checked between iterations; once set, the run saves a checkpoint (if checkpoints
-    /// are on) and stops.
-    pub stop: Option<&'a AtomicBool>,
+impl Known {
+    /// The same position seen through the colour mirror: α′ = 1 − β, β′ = 1 − α, the
+    /// closures swapped.
+    pub fn mirrored(self) -> Known {
+        Known {
+            alpha: self.beta.complement(),
+            beta: self.alpha.complement(),
+            level_white: self.level_black,
+            level_black: self.level_white,
+        }
+    }
 }
 
-/// How a controlled run ended.
+/// Materials solved before a job, whose positions its exits lead to.
+pub trait Solved: Sync {
+    /// What is known of the position with canonical key `key` of the stored material
+    /// `material`.
+    fn known(&self, material: Material, key: u64) -> Result<Known, Error>;
+}
+
+/// No material solved before: for jobs whose graphs have no exits.
+pub struct NothingSolved;
+
+impl Solved for NothingSolved {
+    fn known(&self, material: Material, _key: u64) -> Result<Known, Error> {
+        Err(Error::Usage(format!(
+            "{material} is needed and has not been solved"
+        )))
+    }
+}
+
+/// What is known of a graph's terminal nodes: 1 and 0 at level 0, and each exit's values
+/// and levels, through the colour mirror where the exit is the mirror of its stored
+/// position.
+pub fn terminals(graph: &Graph, solved: &dyn Solved) -> Result<Terminals, Error> {
+    use rayon::prelude::*;
+    let exits: Vec<Known> = graph
+        .exits()
+        .par_iter()
+        .map(|e: &Exit| {
+            let k = solved.known(e.material, e.key)?;
+            Ok(if e.mirrored { k.mirrored() } else { k })
+        })
+        .collect::<Result<_, Error>>()?;
+    let mut t = Terminals::closed();
+    for k in exits {
+        t.alpha.push(k.alpha);
+        t.beta.push(k.beta);
+        t.start.white.push(k.level_white);
+        t.start.black.push(k.level_black);
+    }
+    Ok(t)
+}
+
+/// How a job ended.
 pub enum Run {
     /// It ran to the end (converged or capped).
     Finished(Box<Solution>),
-    /// It was stopped at iteration `n`; the checkpoint saved then, if any.
+    /// It was stopped at iteration `n` (0 for the solve method); the checkpoint saved
+    /// then, if any.
     Interrupted {
         /// The iteration reached.
         n: u32,
-        /// The checkpoint written at `n`.
-        checkpoint: Option<PathBuf>,
+        /// The checkpoint written.
+        checkpoint: Option<std::path::PathBuf>,
     },
 }
 
-/// Per class, the largest last change of its positions: where its guesses stopped
-/// changing.
-fn stable_at(index: &Index, guesses: &Guesses) -> Vec<u32> {
-    (0..index.classes().len())
-        .map(|c| {
-            index
-                .class_range(c)
-                .map(|i| guesses.last_change(i))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect()
+/// The memory a job on `materials` will need, checked before anything is built.
+fn check_memory(options: &Options, materials: &[Material]) -> Result<(), Error> {
+    let board = options.board;
+    let positions: usize = materials
+        .iter()
+        .map(|&m| crate::index::estimate_positions(board, m))
+        .sum();
+    let what = format!(
+        "{} on {board}",
+        materials
+            .iter()
+            .map(Material::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let bytes = match options.method {
+        Method::Iterate => resources::estimate_bytes(
+            positions,
+            20 * positions,
+            iterate::guessing::initial_width(options.max_iterations),
+        ),
+        Method::Solve => resources::estimate_solve_bytes(positions, 20 * positions, board.len()),
+    };
+    resources::check(bytes, &format!("solving {what}"))
 }
 
-/// Per class, the sum of the per-iteration counts of `history`.
-fn class_totals(history: &[IterationRecord], classes: usize) -> Vec<u64> {
-    (0..classes)
-        .map(|c| history.iter().map(|r| r.changed[c] as u64).sum())
-        .collect()
+/// Run one job: the materials `materials` solved jointly, their exits' values taken from
+/// `solved`. Errors: too little memory, an unusable checkpoint, a needed material missing,
+/// or (the solve method) no proof reached.
+pub fn solve_job(
+    options: &Options,
+    materials: &[Material],
+    obs: &dyn Observer,
+    control: &Control<'_>,
+    solved: &dyn Solved,
+) -> Result<Run, Error> {
+    check_memory(options, materials)?;
+    let board = options.board;
+    let mut timings = Timings::default();
+    let index = timed(obs, "index", &mut timings.index, || {
+        Index::new(board, materials)
+    });
+    let graph = timed(obs, "graph", &mut timings.graph, || Graph::new(&index));
+    let terminals = timed(obs, "boundary", &mut timings.boundary, || {
+        terminals(&graph, solved)
+    })?;
+    let outcome = match options.method {
+        Method::Iterate => {
+            match iterate::run(&index, &graph, &options.iterate_settings(), obs, control)? {
+                iterate::Run::Finished(out) => {
+                    timings.add_iterate(&out.iteration.timings);
+                    let iterate::Outcome {
+                        values,
+                        certificate,
+                        iteration,
+                    } = *out;
+                    (
+                        values,
+                        certificate,
+                        None,
+                        Details::Iterate(Box::new(iteration)),
+                    )
+                }
+                iterate::Run::Interrupted { n, checkpoint } => {
+                    return Ok(Run::Interrupted { n, checkpoint });
+                }
+            }
+        }
+        Method::Solve => {
+            let started = std::time::Instant::now();
+            obs.stage("solve");
+            let out = match solve::run::run(board, materials, &graph, &terminals, obs, control)? {
+                solve::run::Run::Finished(out) => out,
+                solve::run::Run::Interrupted { checkpoint } => {
+                    return Ok(Run::Interrupted { n: 0, checkpoint });
+                }
+            };
+            timings.solve = started.elapsed().as_secs_f64();
+            obs.stage_done("solve", timings.solve);
+            for s in &out.stats {
+                timings.add_solve(s);
+            }
+            let beta = out.beta.map(|b| UpperBound {
+                values: b.values,
+                certificate: b.certificate,
+            });
+            (
+                out.alpha.values,
+                Some(out.alpha.certificate),
+                beta,
+                Details::Solve(out.stats),
+            )
+        }
+    };
+    let (values, certificate, beta, details) = outcome;
+    let alpha_below_beta: Vec<(u32, Value)> = match &beta {
+        Some(upper) => (0..graph.positions())
+            .filter(|&p| values.value(p) != upper.values.value(p))
+            .map(|p| (p as u32, upper.values.value(p).clone()))
+            .collect(),
+        None => Vec::new(),
+    };
+    debug_assert!(alpha_below_beta.iter().all(|(_, b)| !b.is_zero()));
+    let classes = class_reports(
+        &index,
+        &values,
+        certificate.as_ref(),
+        beta.as_ref(),
+        &alpha_below_beta,
+        &details,
+    );
+    Ok(Run::Finished(Box::new(Solution {
+        board,
+        index,
+        graph,
+        values,
+        certificate,
+        beta,
+        alpha_below_beta,
+        classes,
+        timings,
+        details,
+    })))
 }
 
-/// The per-class reports of a run: `stable_at` and `changes` per class where the method has
-/// them (the iterate method).
+/// Solve `options.materials` jointly in memory, after solving in memory whatever they need
+/// (each needed material alone, by the solve method): the library's one-call entry.
+pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
+    let needed: Vec<Material> = Material::with_dependencies(&options.materials)
+        .into_iter()
+        .filter(|m| !options.materials.contains(m))
+        .collect();
+    let solved = if needed.is_empty() {
+        driver::InMemory::default()
+    } else {
+        let mut deps = Options::solve(options.board);
+        deps.materials = needed;
+        let mut store = driver::InMemory::default();
+        for m in deps.materials.clone() {
+            match solve_job(&deps, &[m], obs, &Control::default(), &store) {
+                Ok(Run::Finished(sol)) => store.solutions.push(*sol),
+                Ok(Run::Interrupted { .. }) => {
+                    unreachable!("without a stop flag a run never stops")
+                }
+                Err(e) => panic!("{m} on {} failed: {e}", options.board),
+            }
+        }
+        store
+    };
+    match solve_job(
+        options,
+        &options.materials,
+        obs,
+        &Control::default(),
+        &solved,
+    ) {
+        Ok(Run::Finished(sol)) => *sol,
+        Ok(Run::Interrupted { .. }) => unreachable!("without a stop flag a run never stops"),
+        Err(e) => panic!("{} failed: {e}", options.board),
+    }
+}
+
+/// The per-material reports of a job.
 fn class_reports(
     index: &Index,
-    guesses: &Guesses,
+    values: &Images,
     cert: Option<&Certificate>,
-    stable_at: Option<&[u32]>,
-    changes: Option<&[u64]>,
+    beta: Option<&UpperBound>,
+    alpha_below_beta: &[(u32, Value)],
+    details: &Details,
 ) -> Vec<(Material, ClassReport)> {
+    let iteration = match details {
+        Details::Iterate(it) => Some(it),
+        Details::Solve(_) => None,
+    };
+    let stable_at = iteration.map(|it| it.stable_at(index));
+    let beta_cert = beta.map(|b| &b.certificate).or(cert);
     index
         .classes()
         .iter()
         .enumerate()
         .map(|(c, ci)| {
             let range = index.class_range(c);
-            let max_den = range
-                .clone()
-                .map(|i| guesses.value(i).denom().clone())
-                .max()
-                .unwrap_or_else(One::one);
-            let max_den = if max_den.is_zero() {
-                "1".to_string()
-            } else {
-                max_den.to_string()
-            };
+            let dens = range.clone().map(|i| values.value(i).denom()).chain(
+                beta.iter()
+                    .flat_map(|b| range.clone().map(|i| b.values.value(i).denom())),
+            );
+            let max_den = dens.max().cloned().unwrap_or_else(|| 1u8.into());
+            let max_den = max_den.to_string();
             let in_class = |list: &[u32]| {
                 list.iter()
-                    .filter(|&&p| index.class_of(p as usize) == c)
+                    .filter(|&&p| range.contains(&(p as usize)))
                     .count()
             };
             let max_level = |levels: &[u32]| {
@@ -450,48 +647,38 @@ fn class_reports(
                     .max()
                     .unwrap_or(0)
             };
+            let beta_violations = beta.map_or(0, |b| in_class(&b.certificate.violations));
             let report = ClassReport {
-                guess_changes: changes.map(|x| x[c]),
-                settled: None,
-                alpha_below_beta: None,
-                violations: cert.map(|x| in_class(&x.violations)),
+                guess_changes: iteration
+                    .and_then(|it| it.guess_changes.as_ref())
+                    .map(|x| x[c]),
+                settled: iteration
+                    .and_then(|it| it.settled_counts.as_ref())
+                    .map(|x| x[c]),
+                alpha_below_beta: match details {
+                    Details::Solve(_) => Some(
+                        alpha_below_beta
+                            .iter()
+                            .filter(|(p, _)| range.contains(&(*p as usize)))
+                            .count(),
+                    ),
+                    Details::Iterate(_) => None,
+                },
+                violations: cert.map(|x| in_class(&x.violations) + beta_violations),
                 certified_alpha: cert
                     .map(|x| in_class(&x.violations) == 0 && in_class(&x.alpha_failures) == 0),
-                certified_beta: cert
+                certified_beta: beta_cert
                     .map(|x| in_class(&x.violations) == 0 && in_class(&x.beta_failures) == 0),
                 quiescent: cert.map(|x| in_class(&x.quiescent)),
                 max_level_white: cert.map(|x| max_level(&x.white_levels)),
-                max_level_black: cert.map(|x| max_level(&x.black_levels)),
+                max_level_black: beta_cert.map(|x| max_level(&x.black_levels)),
                 positions: ci.raw_count(),
                 canonical_positions: ci.len(),
-                stable_at: stable_at.map(|x| x[c]),
+                stable_at: stable_at.as_ref().map(|x| x[c]),
                 max_denominator_digits: max_den.len(),
                 max_denominator: max_den,
             };
             (ci.material(), report)
         })
         .collect()
-}
-
-/// Run the whole pipeline on one board.
-pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
-    match solve_with(options, obs, &Control::default()) {
-        Ok(Run::Finished(sol)) => *sol,
-        Ok(Run::Interrupted { .. }) => unreachable!("without a stop flag a run never stops"),
-        Err(e) => panic!("{} failed: {e}", options.board),
-    }
-}
-
-/// Run the whole pipeline on one board with checkpoints, resumption and a stop flag.
-/// Errors: an unusable checkpoint on resume, a failed save, too little memory, or (the
-/// solve method) a board where no proof was reached.
-pub fn solve_with(
-    options: &Options,
-    obs: &dyn Observer,
-    control: &Control<'_>,
-) -> Result<Run, Error> {
-    match options.method {
-        Method::Iterate => iterate::run(options, obs, control),
-        Method::Solve => by_solving::run(options, obs, control),
-    }
 }

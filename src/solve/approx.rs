@@ -11,8 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::Bound;
-use crate::graph::Graph;
+use super::{Bound, Game};
 
 /// Approximate values of every node, and how they were reached.
 #[derive(Debug)]
@@ -26,20 +25,17 @@ pub struct Approx {
 }
 
 /// Iterate until no value moves by more than `tolerance` in a sweep, or `max_sweeps`.
-pub fn iterate(graph: &Graph, bound: Bound, tolerance: f64, max_sweeps: u32) -> Approx {
+/// Terminal nodes keep their values (as floating point).
+pub fn iterate(game: Game<'_>, bound: Bound, tolerance: f64, max_sweeps: u32) -> Approx {
+    let graph = game.graph;
     let n = graph.positions();
-    let start = match bound {
-        Bound::Alpha => 0.0f64,
-        Bound::Beta => 1.0,
-    };
+    let start = bound.stuck_value().to_f64();
     let cells: Vec<AtomicU64> = (0..graph.nodes())
         .map(|i| {
-            let v = if i == graph.win() as usize {
-                1.0
-            } else if i == graph.loss() as usize {
-                0.0
-            } else {
+            let v = if i < n {
                 start
+            } else {
+                game.terminal(i).to_f64()
             };
             AtomicU64::new(v.to_bits())
         })

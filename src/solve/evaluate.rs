@@ -2,8 +2,8 @@
 //! position, with probability 1/2 each, White's chosen move or Black's.
 //!
 //! With α's convention (play that never ends counts as 0) a position from which the chain
-//! cannot reach White's win is worth 0; with β's (it counts as 1) one that cannot reach
-//! Black's win is worth 1. The other positions satisfy `x(P) = (x(W(P)) + x(B(P))) / 2`,
+//! cannot reach a terminal worth more than 0 is worth 0; with β's (it counts as 1) one that
+//! cannot reach a terminal worth less than 1 is worth 1. The other positions satisfy `x(P) = (x(W(P)) + x(B(P))) / 2`,
 //! a non-singular system on them (from each, the chain leaves with positive probability).
 //! It splits into strongly connected components, solved from the sinks up: a component of
 //! one position is an exact mean of two known values, a larger one goes to
@@ -14,19 +14,19 @@
 //! and the refinement states of those under way are handed to the keeper, and a resumed
 //! evaluation takes them back (by their member lists) instead of solving them again.
 
-use num_traits::{One, Zero};
 use rayon::prelude::*;
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 use super::keep::{EvalState, EvalStateRef, Keeper, RunningRef, RunningSystem, SolvedRef};
+use super::linear::Rational;
 use super::linear::{self, LinearError, Refinement, Row};
 use super::strategy::Strategies;
-use super::{Bound, Event, Progress, SolveError};
+use super::{Bound, Event, Game, Progress, SolveError};
 use crate::graph::{Adjacency, Graph};
-use crate::guess::Value;
-use crate::rational::mean;
+use crate::value::Value;
+use crate::value::arith::mean;
 
 /// What one evaluation did.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -47,21 +47,24 @@ pub struct EvalStats {
 }
 
 /// The chain's edges reversed: for each node, the positions whose chosen moves lead to it.
-fn reversed(strategies: &Strategies, nodes: usize) -> Adjacency {
+fn reversed(graph: &Graph, strategies: &Strategies) -> Adjacency {
     let lists = strategies
         .white
         .iter()
         .zip(&strategies.black)
         .map(|(&w, &b)| if w == b { vec![w] } else { vec![w, b] });
-    Adjacency::from_lists(lists.chain([Vec::new(), Vec::new()])).reversed(nodes)
+    Adjacency::from_lists(lists.chain(graph.terminals().map(|_| Vec::new())))
+        .reversed(graph.nodes())
 }
 
-/// The positions from which the chain reaches `target`.
-fn reaching(graph: &Graph, strategies: &Strategies, target: u32) -> Vec<bool> {
-    let rev = reversed(strategies, graph.nodes());
+/// The positions from which the chain reaches one of the nodes `targets`.
+fn reaching(graph: &Graph, strategies: &Strategies, targets: Vec<u32>) -> Vec<bool> {
+    let rev = reversed(graph, strategies);
     let mut seen = vec![false; graph.nodes()];
-    seen[target as usize] = true;
-    let mut stack = vec![target];
+    for &t in &targets {
+        seen[t as usize] = true;
+    }
+    let mut stack = targets;
     while let Some(t) = stack.pop() {
         for &p in rev.get(t as usize) {
             if !std::mem::replace(&mut seen[p as usize], true) {
@@ -157,13 +160,13 @@ fn components(strategies: &Strategies, active: &[bool]) -> (Vec<u32>, Vec<u32>) 
 /// that never ends. `Err` if `progress` asks to stop, or if a system defeats the exact
 /// solver (it never returns a wrong value: every system's solution is checked exactly).
 pub fn evaluate(
-    graph: &Graph,
+    game: Game<'_>,
     strategies: &Strategies,
     bound: Bound,
     progress: &Progress<'_>,
 ) -> Result<(Vec<Value>, EvalStats), SolveError> {
     evaluate_kept(
-        graph,
+        game,
         strategies,
         bound,
         progress,
@@ -363,7 +366,7 @@ enum Outcome {
 /// member lists; the rest is ignored), handing its progress to `save` when `keeper` says
 /// the run is stopping or a save is due.
 pub fn evaluate_kept(
-    graph: &Graph,
+    game: Game<'_>,
     strategies: &Strategies,
     bound: Bound,
     progress: &Progress<'_>,
@@ -371,16 +374,19 @@ pub fn evaluate_kept(
     keeper: &Keeper<'_>,
     save: &(dyn Fn(EvalStateRef<'_>) + Sync),
 ) -> Result<(Vec<Value>, EvalStats), SolveError> {
-    let (goal, stuck_value) = match bound {
-        Bound::Alpha => (graph.win(), Value::zero()),
-        Bound::Beta => (graph.loss(), Value::one()),
-    };
-    let active = reaching(graph, strategies, goal);
+    let graph = game.graph;
+    let stuck_value = bound.stuck_value();
+    let goals = graph
+        .terminals()
+        .filter(|&t| *game.terminal(t) != stuck_value)
+        .map(|t| t as u32)
+        .collect();
+    let active = reaching(graph, strategies, goals);
     let mut x: Vec<Value> = (0..graph.nodes())
         .map(|i| {
-            if i == graph.win() as usize {
-                Value::one()
-            } else if i == graph.loss() as usize || active[i] {
+            if i >= graph.positions() {
+                game.terminal(i).clone()
+            } else if active[i] {
                 Value::zero()
             } else {
                 stuck_value.clone()
@@ -553,7 +559,7 @@ fn solve_component(
             off: [(0, 0); 2],
             len: 0,
         };
-        let mut b = Value::zero();
+        let mut b = Rational::from_integer(0u8.into());
         for t in [strategies.white[p as usize], strategies.black[p as usize]] {
             if t == p {
                 row.diag -= 1;
@@ -567,7 +573,7 @@ fn solve_component(
                     }
                 }
             } else {
-                b += &x[t as usize];
+                b += x[t as usize].as_ratio();
             }
         }
         rows.push(row);

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use super::linear::Refinement;
 use super::{SolveStats, Strategies};
 use crate::graph::Graph;
-use crate::guess::Value;
+use crate::value::Value;
 
 /// A system part-way through its refinement.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]

@@ -25,8 +25,12 @@ use num_traits::{One, Signed, ToPrimitive, Zero};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::guess::{Value, simplest_between};
-use crate::rational::reduced;
+use crate::value::arith::reduced;
+use crate::value::{Value, simplest_between};
+
+/// A non-negative rational that need not lie in [0, 1]: a right-hand side, the sum of the
+/// values of the targets outside a component (up to 2).
+pub type Rational = Ratio<BigUint>;
 
 /// One row of the system: `diag · x_i − Σ coef · x_j` over `off[..len]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,7 +130,7 @@ impl From<String> for LinearError {
 /// stops it; never a wrong answer.
 pub fn solve(
     rows: &[Row],
-    rhs: &[Value],
+    rhs: &[Rational],
     from: Option<Refinement>,
     watch: &dyn Watch,
 ) -> Result<(Vec<Value>, LinearStats), LinearError> {
@@ -384,8 +388,8 @@ fn reconstruct(
         let hi = ((yi + &slack).min(den.clone()) * &q).into_parts().1;
         let d = den.magnitude();
         let z = simplest_between(
-            &Ratio::new_raw(lo, d.clone()),
-            &Ratio::new_raw(hi, d.clone()),
+            &Value::new_raw(lo, d.clone()),
+            &Value::new_raw(hi, d.clone()),
         );
         let b = BigInt::from(z.denom().clone());
         if 2 * b.bits() + q.bits() + 16 > precision {
@@ -421,13 +425,13 @@ fn reconstruct(
 }
 
 /// Whether `x` satisfies every row exactly: `diag · x_i = rhs_i + Σ coef · x_j`.
-pub fn check(rows: &[Row], rhs: &[Value], x: &[Value]) -> bool {
+pub fn check(rows: &[Row], rhs: &[Rational], x: &[Value]) -> bool {
     rows.iter().zip(rhs).enumerate().all(|(i, (row, b))| {
         let mut sum = b.clone();
         for &(j, coef) in row.terms() {
-            sum += &x[j as usize] * Value::from_integer(coef.into());
+            sum += x[j as usize].as_ratio() * Rational::from_integer(coef.into());
         }
-        sum == &x[i] * Value::from_integer(row.diag.into())
+        sum == x[i].as_ratio() * Rational::from_integer(row.diag.into())
     })
 }
 
@@ -435,8 +439,8 @@ pub fn check(rows: &[Row], rhs: &[Value], x: &[Value]) -> bool {
 mod tests {
     use super::*;
 
-    fn v(n: u64, d: u64) -> Value {
-        Value::new(n.into(), d.into())
+    fn v(n: u64, d: u64) -> Rational {
+        Rational::new(n.into(), d.into())
     }
 
     fn row(diag: u8, off: &[(u32, u8)]) -> Row {
@@ -454,7 +458,7 @@ mod tests {
     fn solves_a_two_cycle() {
         let rows = [row(2, &[(1, 1)]), row(2, &[(0, 1)])];
         let (x, _) = solve(&rows, &[v(1, 1), v(0, 1)], None, &Unwatched).unwrap();
-        assert_eq!(x, vec![v(2, 3), v(1, 3)]);
+        assert_eq!(x, vec![Value::small(2, 3), Value::small(1, 3)]);
     }
 
     /// A long cycle with exits of awkward values: the answer has a large denominator, and
@@ -463,12 +467,12 @@ mod tests {
     fn solves_a_long_cycle_with_large_denominators() {
         let m = 300u32;
         let rows: Vec<Row> = (0..m).map(|i| row(2, &[((i + 1) % m, 1)])).collect();
-        let rhs: Vec<Value> = (0..m as u64).map(|i| v(i % 7, 7 + i % 5)).collect();
+        let rhs: Vec<Rational> = (0..m as u64).map(|i| v(i % 7, 7 + i % 5)).collect();
         let (x, stats) = solve(&rows, &rhs, None, &Unwatched).unwrap();
         assert!(check(&rows, &rhs, &x));
         assert!(x.iter().any(|v| v.denom().bits() > 250), "{stats:?}");
         // x_i = (rhs_i + x_{i+1}) / 2 by hand for one row.
-        assert_eq!(&x[5] * v(2, 1), &rhs[5] + &x[6]);
+        assert_eq!(x[5].as_ratio() * v(2, 1), &rhs[5] + x[6].as_ratio());
     }
 
     /// Self-loops (diag 1) and a double target (coefficient 2).
@@ -478,7 +482,7 @@ mod tests {
         let rows = [row(1, &[(1, 1)]), row(2, &[(0, 1)]), row(2, &[(0, 2)])];
         // x0 − x1 = 0; 2x1 − x0 = 1/3; 2x2 − 2x0 = 0.
         let (x, _) = solve(&rows, &[v(0, 1), v(1, 3), v(0, 1)], None, &Unwatched).unwrap();
-        assert_eq!(x, vec![v(1, 3), v(1, 3), v(1, 3)]);
+        assert_eq!(x, vec![Value::small(1, 3); 3]);
     }
 
     /// Stops after a number of rounds, and records every snapshot it is shown.
@@ -507,7 +511,7 @@ mod tests {
     fn a_stopped_refinement_continues_to_the_same_answer() {
         let m = 300u32;
         let rows: Vec<Row> = (0..m).map(|i| row(2, &[((i + 1) % m, 1)])).collect();
-        let rhs: Vec<Value> = (0..m as u64).map(|i| v(i % 7, 7 + i % 5)).collect();
+        let rhs: Vec<Rational> = (0..m as u64).map(|i| v(i % 7, 7 + i % 5)).collect();
         let (want, whole) = solve(&rows, &rhs, None, &Unwatched).unwrap();
         assert!(whole.rounds > 6, "{whole:?}");
         for stop_at in [1, 3, whole.rounds - 1] {

@@ -1,34 +1,51 @@
-//! The second method (`--method solve`): exact values from fixed strategies, whose cost
-//! follows the size of the answer rather than the length of the study's iteration.
+//! The second method (`--method solve`): exact values from strategies, whose cost follows
+//! the size of the answer rather than the length of the study's iteration. It takes the game
+//! graph of one or more materials and the values of its terminal nodes (the king captures,
+//! and the exits into materials solved before: α's values for α, β's for β).
+//!
+//! α is the value of a reachability game: White maximises the chance of reaching a
+//! terminal that pays (play that never ends pays 0), Black minimises it. β is the same game
+//! with the roles turned: Black maximises the chance of reaching a terminal that costs
+//! White (play that never ends pays 1). So each bound has a *reacher* (White for α, Black
+//! for β) and an *opponent*. The solve:
 //!
 //! 1. [`approx`]: floating-point value iteration gives approximate values;
 //! 2. [`strategy::from_approx`]: one White and one Black move per position, near-greedy
 //!    with the lowest progress level;
-//! 3. [`evaluate`]: the exact values of the chain those moves make (strongly connected
-//!    components from the sinks up, each an exact mean or an exact linear solve);
-//! 4. [`strategy::improve`]: switch every move that is strictly worse than the best by the
-//!    exact values, and go back to 3 until nothing switches (then every equation holds);
+//! 3. the opponent's best reply to the reacher's moves, exactly: first the positions from
+//!    which the opponent can keep the play away from every paying terminal forever
+//!    ([`strategy::hold_off`]; worth the bound's stuck value, 0 for α), then the
+//!    opponent's strategy improvement on the rest, where every strategy of the opponent
+//!    ends the play with probability 1, so that switching to strictly better moves
+//!    converges to its optimum: each round an exact evaluation ([`evaluate`]: strongly
+//!    connected components from the sinks up, each an exact mean or an exact linear solve);
+//! 4. the reacher switches every move strictly worse than its best by those values, and
+//!    3 runs again, until the reacher switches nothing. Against best replies a switch to
+//!    strictly better moves never lowers the reacher's values and raises them where it
+//!    switches (the values before the switch are a sub-solution of the new chain, and 0 on
+//!    whatever it cannot leave), so no strategy repeats and the loop ends; at its end the
+//!    values are a fixed point that the reacher's strategy guarantees: the bound itself.
 //! 5. the certificate (SPEC §2) on the result: T covering every x > 0 proves x = α, T′
-//!    covering every x < 1 proves x = β. If the side asked for is not proved, the moves are
-//!    re-chosen by the certificate's levels and the loop goes on.
+//!    covering every x < 1 proves x = β.
 //!
 //! The proof does not care where a candidate comes from: floating point only proposes,
-//! exact arithmetic and the certificate decide. α and β are solved apart (infinite play
-//! counting 0, resp. 1) when one candidate does not prove both.
+//! exact arithmetic and the certificate decide.
 
 pub mod approx;
+pub mod checkpoint;
 pub mod evaluate;
 pub mod keep;
 pub mod linear;
+pub mod run;
 pub mod strategy;
 
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::certificate::{self, Certificate};
+use crate::certificate::{self, Certificate, Start};
 use crate::graph::Graph;
-use crate::guess::{Guesses, Value};
+use crate::value::{Images, Value};
 
 pub use evaluate::EvalStats;
 pub use keep::{BoundState, BoundStateRef, Keeper};
@@ -47,7 +64,23 @@ pub enum Bound {
     Beta,
 }
 
-/// One round of evaluation and improvement.
+impl Bound {
+    /// The value of play that never ends (and of a position from which the chain of fixed
+    /// strategies cannot reach a terminal worth anything else): 0 for α, 1 for β.
+    pub fn stuck_value(self) -> Value {
+        match self {
+            Bound::Alpha => Value::zero(),
+            Bound::Beta => Value::one(),
+        }
+    }
+
+    /// Whether White is the side reaching for the terminals (α), rather than Black (β).
+    pub fn white_reaches(self) -> bool {
+        self == Bound::Alpha
+    }
+}
+
+/// One evaluation and what was switched after it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Round {
     /// The exact evaluation of the strategies.
@@ -77,7 +110,7 @@ pub struct SolveStats {
     pub strategy_seconds: f64,
     /// Evaluation and improvement rounds, in order.
     pub rounds: Vec<Round>,
-    /// Certificates run (one, unless the moves had to be re-chosen by levels).
+    /// Certificates run (one per solve).
     pub certificates: u32,
     /// Seconds of certificates.
     pub certify_seconds: f64,
@@ -85,8 +118,9 @@ pub struct SolveStats {
 
 /// A solve's result: exact values proved (by `certificate`) to be α or β as asked.
 pub struct Candidate {
-    /// The exact value of every node, with fixed-point images for the certificate.
-    pub guesses: Guesses,
+    /// The exact value of every node (terminal nodes included), with fixed-point images
+    /// for the certificate.
+    pub values: Images,
     /// The certificate of the values on the whole game.
     pub certificate: Certificate,
     /// Statistics.
@@ -112,12 +146,7 @@ impl Candidate {
 
     /// The exact value of position `p`.
     pub fn value(&self, p: usize) -> &Value {
-        self.guesses.value(p)
-    }
-
-    /// The exact values of the first `n` nodes (the positions), in order.
-    pub fn values(&self, n: usize) -> Vec<Value> {
-        (0..n).map(|p| self.value(p).clone()).collect()
+        &self.values.values()[p]
     }
 }
 
@@ -130,10 +159,8 @@ pub struct Settings {
     pub max_sweeps: u32,
     /// Moves within this of the best approximate value count as near-greedy.
     pub near: f64,
-    /// Give up after this many evaluation rounds.
+    /// Give up after this many exact evaluations.
     pub max_rounds: u32,
-    /// Give up after this many certificates that do not prove the side asked for.
-    pub max_certificates: u32,
 }
 
 impl Default for Settings {
@@ -142,8 +169,7 @@ impl Default for Settings {
             float_tolerance: 1e-15,
             max_sweeps: 100_000,
             near: 1e-12,
-            max_rounds: 200,
-            max_certificates: 4,
+            max_rounds: 10_000,
         }
     }
 }
@@ -189,13 +215,6 @@ impl From<String> for SolveError {
 /// The progress callback: told of each [`Event`], answers whether to go on.
 pub type Progress<'a> = dyn Fn(Event<'_>) -> bool + Sync + 'a;
 
-/// The exact values of every position as [`Guesses`] (fixed-point images wide enough for
-/// most comparisons to be decided without rationals), taking them over without a copy.
-pub fn guesses_of(values: Vec<Value>) -> Guesses {
-    let bits = values.iter().map(|v| v.denom().bits()).max().unwrap_or(1) as usize;
-    Guesses::from_values(values, (2 * bits / 64 + 2).clamp(2, 8))
-}
-
 /// Whether `cert` proves that its values are the limit `bound`.
 pub fn proves(cert: &Certificate, bound: Bound) -> bool {
     cert.violations.is_empty()
@@ -205,32 +224,111 @@ pub fn proves(cert: &Certificate, bound: Bound) -> bool {
         }
 }
 
+/// What is known of a graph's terminal nodes (the win, the loss, the exits, in node order)
+/// before a method runs: their values for each bound (the exits' α for α, their β for β)
+/// and their levels in the closures T and T′ (0 for the king captures; an exit's levels in
+/// its own material's closures).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Terminals {
+    /// Values for α.
+    pub alpha: Vec<Value>,
+    /// Values for β.
+    pub beta: Vec<Value>,
+    /// Levels the closures start from.
+    pub start: Start,
+}
+
+impl Terminals {
+    /// A graph without exits: the win is worth 1, the loss 0, both at level 0.
+    pub fn closed() -> Terminals {
+        let ends = vec![Value::one(), Value::zero()];
+        Terminals {
+            alpha: ends.clone(),
+            beta: ends,
+            start: Start {
+                white: vec![0, 0],
+                black: vec![0, 0],
+            },
+        }
+    }
+
+    /// The game of `bound` on `graph`.
+    pub fn game<'a>(&'a self, graph: &'a Graph, bound: Bound) -> Game<'a> {
+        let terminals = match bound {
+            Bound::Alpha => &self.alpha,
+            Bound::Beta => &self.beta,
+        };
+        assert_eq!(
+            terminals.len(),
+            graph.terminals().len(),
+            "one value per terminal"
+        );
+        Game {
+            graph,
+            terminals,
+            start: &self.start,
+        }
+    }
+}
+
+/// A game to solve: its graph and the values of its terminal nodes for the bound solved
+/// (one per node of [`Graph::terminals`]: 1 for the win, 0 for the loss, the exits' α or
+/// β).
+#[derive(Clone, Copy)]
+pub struct Game<'a> {
+    /// The graph.
+    pub graph: &'a Graph,
+    /// The terminal nodes' values, in node order.
+    pub terminals: &'a [Value],
+    /// The terminal nodes' levels in T and T′.
+    pub start: &'a Start,
+}
+
+impl<'a> Game<'a> {
+    /// A game whose only terminal nodes are the two king captures.
+    pub fn closed(graph: &'a Graph) -> Game<'a> {
+        assert!(graph.exits().is_empty(), "the graph has exits");
+        static CLOSED: std::sync::OnceLock<Terminals> = std::sync::OnceLock::new();
+        let t = CLOSED.get_or_init(Terminals::closed);
+        Game {
+            graph,
+            terminals: &t.alpha,
+            start: &t.start,
+        }
+    }
+
+    /// The value of terminal node `t`.
+    pub fn terminal(&self, t: usize) -> &Value {
+        &self.terminals[t - self.graph.positions()]
+    }
+}
+
 /// Solve for the limit `bound` exactly, with a certificate that proves it (or an error
 /// saying why no proof was reached; never an unproved value).
 pub fn solve_bound(
-    graph: &Graph,
+    game: Game<'_>,
     bound: Bound,
     settings: &Settings,
     progress: &Progress<'_>,
 ) -> Result<Candidate, SolveError> {
-    solve_bound_kept(graph, bound, settings, progress, None, &Keeper::none())
+    solve_bound_kept(game, bound, settings, progress, None, &Keeper::none())
 }
 
 /// The first strategies of a solve: floating-point values, then near-greedy moves with the
 /// lowest progress level.
 fn first_strategies(
-    graph: &Graph,
+    game: Game<'_>,
     bound: Bound,
     settings: &Settings,
     go_on: &dyn Fn(Event<'_>) -> Result<(), SolveError>,
 ) -> Result<BoundState, SolveError> {
     go_on(Event::Stage("float"))?;
     let t = Instant::now();
-    let approx = approx::iterate(graph, bound, settings.float_tolerance, settings.max_sweeps);
+    let approx = approx::iterate(game, bound, settings.float_tolerance, settings.max_sweeps);
     let float_seconds = t.elapsed().as_secs_f64();
     go_on(Event::Stage("strategies"))?;
     let t = Instant::now();
-    let (strategies, lw, lb) = strategy::from_approx(graph, &approx.values, settings.near);
+    let (strategies, lw, lb) = strategy::from_approx(game, &approx.values, settings.near);
     Ok(BoundState {
         stats: SolveStats {
             bound,
@@ -253,13 +351,14 @@ fn first_strategies(
 /// bound on the same graph; see [`BoundState::fits`]) and handing its state to `keeper`
 /// when the run is stopping and whenever a save is due.
 pub fn solve_bound_kept(
-    graph: &Graph,
+    game: Game<'_>,
     bound: Bound,
     settings: &Settings,
     progress: &Progress<'_>,
     from: Option<BoundState>,
     keeper: &Keeper<'_>,
 ) -> Result<Candidate, SolveError> {
+    let graph = game.graph;
     let go_on = |event: Event<'_>| {
         if progress(event) && !keeper.stopping() {
             Ok(())
@@ -269,100 +368,114 @@ pub fn solve_bound_kept(
     };
     let mut now = match from {
         Some(state) if state.stats.bound == bound && state.fits(graph) => state,
-        _ => first_strategies(graph, bound, settings, &go_on)?,
+        _ => first_strategies(game, bound, settings, &go_on)?,
     };
-    loop {
-        if let Err(stop) = go_on(Event::Stage("exact")) {
-            keeper.keep(&now.kept(EvalStateRef::default()));
-            return Err(stop);
-        }
-        let values = improve_until_richman(graph, settings, &mut now, progress, keeper)?;
-        if let Err(stop) = go_on(Event::Stage("certify")) {
-            // Every value is known: a resumed run takes them all back, finds no better
-            // move (one more round in its statistics) and certifies.
-            let all: Vec<u32> = (0..graph.positions() as u32).collect();
-            keeper.keep(&now.kept(EvalStateRef {
-                solved: SolvedRef::At {
-                    parts: vec![&all],
-                    x: &values,
-                },
-                running: Vec::new(),
-            }));
-            return Err(stop);
-        }
-        let t = Instant::now();
-        let mut values = values;
-        values.truncate(graph.positions());
-        let guesses = guesses_of(values);
-        let cert = certificate::certify(&guesses, graph);
-        now.stats.certify_seconds += t.elapsed().as_secs_f64();
-        now.stats.certificates += 1;
-        if proves(&cert, bound) {
-            return Ok(Candidate {
-                guesses,
-                certificate: cert,
-                stats: now.stats,
-                strategies: now.strategies,
-                levels: (now.white_levels, now.black_levels),
-            });
-        }
-        if !cert.violations.is_empty() {
-            return Err(SolveError::Failed(format!(
-                "{} equations fail on values the solver took for a Richman function",
-                cert.violations.len()
-            )));
-        }
-        if now.stats.certificates >= settings.max_certificates {
-            return Err(SolveError::Failed(format!(
-                "after {} certificates the values are still not proved to be {bound:?}",
-                now.stats.certificates
-            )));
-        }
-        let exact = strategy::Exact::new((0..graph.nodes()).map(|i| guesses.value(i)));
-        now.strategies = strategy::from_certificate(graph, &exact, &cert, &now.strategies);
+    if let Err(stop) = go_on(Event::Stage("exact")) {
+        keeper.keep(&now.kept(EvalStateRef::default()));
+        return Err(stop);
     }
+    let values = improve_until_optimal(game, settings, &mut now, progress, keeper)?;
+    if let Err(stop) = go_on(Event::Stage("certify")) {
+        // Every value is known: a resumed run takes them all back, finds no better move
+        // (one more round in its statistics) and certifies.
+        let all: Vec<u32> = (0..graph.positions() as u32).collect();
+        keeper.keep(&now.kept(EvalStateRef {
+            solved: SolvedRef::At {
+                parts: vec![&all],
+                x: &values,
+            },
+            running: Vec::new(),
+        }));
+        return Err(stop);
+    }
+    let t = Instant::now();
+    let values = Images::of(values);
+    let cert = certificate::certify_from(&values, graph, game.start);
+    now.stats.certify_seconds += t.elapsed().as_secs_f64();
+    now.stats.certificates += 1;
+    if !proves(&cert, bound) {
+        return Err(SolveError::Failed(format!(
+            "the values the strategy improvement ended with are not proved to be {bound:?} \
+             ({} equations fail, {} positions outside T, {} outside T')",
+            cert.violations.len(),
+            cert.alpha_failures.len(),
+            cert.beta_failures.len()
+        )));
+    }
+    Ok(Candidate {
+        values,
+        certificate: cert,
+        stats: now.stats,
+        strategies: now.strategies,
+        levels: (now.white_levels, now.black_levels),
+    })
 }
 
-/// Evaluate and improve `now`'s strategies until no move switches (the first evaluation
-/// from `now`'s kept evaluation); returns the exact values of every node.
-fn improve_until_richman(
-    graph: &Graph,
+/// Evaluate the strategies of `now` (the first evaluation from `now`'s kept evaluation)
+/// and record the round; returns the exact value of every node.
+fn evaluate_round(
+    game: Game<'_>,
+    now: &mut BoundState,
+    progress: &Progress<'_>,
+    keeper: &Keeper<'_>,
+) -> Result<(Vec<Value>, EvalStats, f64), SolveError> {
+    let t = Instant::now();
+    let from = std::mem::take(&mut now.evaluation);
+    let (values, evaluation) = {
+        let save = |evaluation: EvalStateRef<'_>| keeper.keep(&now.kept(evaluation));
+        evaluate::evaluate_kept(
+            game,
+            &now.strategies,
+            now.stats.bound,
+            progress,
+            from,
+            keeper,
+            &save,
+        )?
+    };
+    Ok((values, evaluation, t.elapsed().as_secs_f64()))
+}
+
+/// Steps 3 and 4 of the module comment: the opponent's best reply by its own strategy
+/// improvement, then the reacher's switches, until the reacher switches nothing. Returns
+/// the exact values of every node, which are then the bound.
+fn improve_until_optimal(
+    game: Game<'_>,
     settings: &Settings,
     now: &mut BoundState,
     progress: &Progress<'_>,
     keeper: &Keeper<'_>,
 ) -> Result<Vec<Value>, SolveError> {
+    let graph = game.graph;
+    let white_reaches = now.stats.bound.white_reaches();
     loop {
-        if now.stats.rounds.len() as u32 >= settings.max_rounds {
-            return Err(SolveError::Failed(format!(
-                "strategy improvement did not settle in {} rounds",
-                settings.max_rounds
-            )));
-        }
-        let t = Instant::now();
-        let from = std::mem::take(&mut now.evaluation);
-        let (values, evaluation) = {
-            let save = |evaluation: EvalStateRef<'_>| keeper.keep(&now.kept(evaluation));
-            evaluate::evaluate_kept(
-                graph,
-                &now.strategies,
-                now.stats.bound,
-                progress,
-                from,
-                keeper,
-                &save,
-            )?
-        };
-        let evaluate_seconds = t.elapsed().as_secs_f64();
+        // The opponent's moves where it can hold the play off every paying terminal.
+        strategy::hold_off(game, &mut now.strategies, now.stats.bound);
+        let (values, evaluation, evaluate_seconds) = evaluate_round(game, now, progress, keeper)?;
         let t = Instant::now();
         let exact = strategy::Exact::new(values.iter());
-        let (white_switches, black_switches) = strategy::improve(
-            graph,
-            &exact,
-            &mut now.strategies,
-            &now.white_levels,
-            &now.black_levels,
-        );
+        // The opponent first: its reply must be optimal before the reacher moves on.
+        let (choices, levels) = if white_reaches {
+            (&mut now.strategies.black, &now.black_levels)
+        } else {
+            (&mut now.strategies.white, &now.white_levels)
+        };
+        let mut switched = strategy::switch(graph, &exact, choices, !white_reaches, levels);
+        let opponent = switched;
+        if opponent == 0 {
+            let (choices, levels) = if white_reaches {
+                (&mut now.strategies.white, &now.white_levels)
+            } else {
+                (&mut now.strategies.black, &now.black_levels)
+            };
+            switched = strategy::switch(graph, &exact, choices, white_reaches, levels);
+        }
+        let reacher = switched - opponent;
+        let (white_switches, black_switches) = if white_reaches {
+            (reacher, opponent)
+        } else {
+            (opponent, reacher)
+        };
         let round = Round {
             evaluation,
             white_switches,
@@ -372,8 +485,14 @@ fn improve_until_richman(
         };
         let go_on = progress(Event::Round(&round)) && !keeper.stopping();
         now.stats.rounds.push(round);
-        if white_switches + black_switches == 0 {
+        if switched == 0 {
             return Ok(values);
+        }
+        if now.stats.rounds.len() as u32 >= settings.max_rounds {
+            return Err(SolveError::Failed(format!(
+                "strategy improvement did not settle in {} evaluations",
+                settings.max_rounds
+            )));
         }
         if !go_on {
             // The improved strategies, to be evaluated on resumption.

@@ -3,20 +3,22 @@
 //!
 //! The first strategies come from approximate values: among the moves within ε of the best,
 //! the one with the lowest progress level in a closure built on those near-greedy moves (as
-//! SPEC §2 builds T and T′ on the exactly greedy ones; greedy moves alone can circle, and a
-//! circle with no exit would make the system singular). Then [`improve`] switches every
-//! position whose chosen move is strictly worse, by the exact values, than its best move.
-//! When nothing switches, every equation holds: the chosen moves are greedy and
-//! `x(P) = (x(W) + x(B)) / 2` by construction.
+//! SPEC §2 builds T and T′ on the exactly greedy ones; greedy moves alone can circle).
+//! Then [`switch`] changes, for one side, every choice that is strictly worse by the exact
+//! values than the side's best move, and [`hold_off`] gives the opponent of a bound's
+//! reacher, wherever it can keep the play away from every paying terminal forever, a move
+//! that does so. When neither side switches, every equation holds: the chosen moves are
+//! greedy and `x(P) = (x(W) + x(B)) / 2` by construction.
 
 use std::cmp::Ordering;
 
 use rayon::prelude::*;
 
-use crate::certificate::{self, Certificate};
+use super::{Bound, Game};
+use crate::certificate;
 use crate::graph::{Adjacency, Graph};
-use crate::guess::Value;
-use crate::rational::{cmp_shadowed, shadow};
+use crate::value::Value;
+use crate::value::arith::{cmp_shadowed, shadow};
 
 /// One White and one Black target (a node of the graph) per position.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -54,7 +56,7 @@ fn near_greedy(graph: &Graph, v: &[f64], eps: f64) -> (Adjacency, Adjacency) {
             (white, black)
         })
         .collect();
-    let ends = || [Vec::new(), Vec::new()].into_iter();
+    let ends = || graph.terminals().map(|_| Vec::new());
     let white = Adjacency::from_lists(lists.iter().map(|l| l.0.clone()).chain(ends()));
     let black = Adjacency::from_lists(lists.into_iter().map(|l| l.1).chain(ends()));
     (white, black)
@@ -83,43 +85,19 @@ fn pick(candidates: &Adjacency, levels: &[u32], v: &[f64], sign: f64, n: usize) 
 
 /// Strategies from approximate values `v` (one per node), with the levels used to break
 /// ties (White's closure T for White, T′ for Black, built on the near-greedy options).
-pub fn from_approx(graph: &Graph, v: &[f64], eps: f64) -> (Strategies, Levels, Levels) {
+pub fn from_approx(game: Game<'_>, v: &[f64], eps: f64) -> (Strategies, Levels, Levels) {
+    let graph = game.graph;
     let n = graph.positions();
     let (white, black) = near_greedy(graph, v, eps);
     let (lw, lb) = rayon::join(
-        || certificate::closure(graph, &white, graph.black_adjacency()),
-        || certificate::closure(graph, &black, graph.white_adjacency()),
+        || certificate::closure(graph, &white, graph.black_adjacency(), &game.start.white),
+        || certificate::closure(graph, &black, graph.white_adjacency(), &game.start.black),
     );
     let strategies = Strategies {
         white: pick(&white, &lw, v, 1.0, n),
         black: pick(&black, &lb, v, -1.0, n),
     };
     (strategies, lw, lb)
-}
-
-/// Strategies from exact values and their certificate: each side's greedy option with the
-/// lowest level of its closure (SPEC §2's best moves). Where a closure does not reach, the
-/// greedy option with the lowest level anyway (unreached last), then the first.
-pub fn from_certificate(
-    graph: &Graph,
-    x: &Exact<'_>,
-    cert: &Certificate,
-    current: &Strategies,
-) -> Strategies {
-    let side = |white: bool, now: &[u32], levels: &[u32]| -> Vec<u32> {
-        now.par_iter()
-            .enumerate()
-            .map(|(p, &now)| {
-                let (options, want) = side_options(graph, p, white);
-                tied_best(x, options, want, levels, now)
-            })
-            .collect()
-    };
-    let (white, black) = rayon::join(
-        || side(true, &current.white, &cert.white_levels),
-        || side(false, &current.black, &cert.black_levels),
-    );
-    Strategies { white, black }
 }
 
 /// A side's options at position `p` and the order it wants (White the largest value).
@@ -181,23 +159,97 @@ impl<'a> Exact<'a> {
     }
 }
 
-/// Switch every choice that is strictly worse than the best option by the exact values `x`
-/// to a best option (the one with the lowest tie-break level). Returns how many White and
-/// Black choices switched.
-pub fn improve(
-    graph: &Graph,
-    x: &Exact<'_>,
-    strategies: &mut Strategies,
-    levels_white: &[u32],
-    levels_black: &[u32],
-) -> (usize, usize) {
-    let white = switch(graph, x, &mut strategies.white, true, levels_white);
-    let black = switch(graph, x, &mut strategies.black, false, levels_black);
-    (white, black)
+/// Where the opponent of `bound`'s reacher (Black for α, White for β) can keep the play
+/// away from every paying terminal forever against the reacher's chosen moves, give it a
+/// move that does (keeping its choice where it already does). A terminal *pays* when its
+/// value differs from the bound's stuck value (positive for α, below 1 for β).
+///
+/// Those positions are the complement of an attractor: a position is *drawn in* when it is
+/// a paying terminal, when the reacher's chosen move leads to a drawn-in node, or when all
+/// of the opponent's moves do. The rest is worth the stuck value under the opponent's best
+/// reply, and from everywhere else every opponent strategy ends the play with probability
+/// 1 (a closed set of positions that it could stay in would not be drawn in). Returns how
+/// many positions can be held off.
+pub fn hold_off(game: Game<'_>, strategies: &mut Strategies, bound: Bound) -> usize {
+    let graph = game.graph;
+    let n = graph.positions();
+    let stuck = bound.stuck_value();
+    let white_reaches = bound.white_reaches();
+    let (reacher_choice, opponent_lists) = if white_reaches {
+        (&strategies.white, graph.black_adjacency())
+    } else {
+        (&strategies.black, graph.white_adjacency())
+    };
+    let mut drawn = vec![false; graph.nodes()];
+    let mut stack: Vec<u32> = Vec::new();
+    for t in graph.terminals() {
+        if *game.terminal(t) != stuck {
+            drawn[t] = true;
+            stack.push(t as u32);
+        }
+    }
+    // Reverse edges: the reacher's chosen move and every opponent move.
+    let chosen = Adjacency::from_lists(
+        reacher_choice
+            .iter()
+            .map(|&t| vec![t])
+            .chain(graph.terminals().map(|_| Vec::new())),
+    )
+    .reversed(graph.nodes());
+    let all = opponent_lists.reversed(graph.nodes());
+    let mut remaining: Vec<u32> = (0..n).map(|p| opponent_lists.get(p).len() as u32).collect();
+    while let Some(x) = stack.pop() {
+        let x = x as usize;
+        for &p in chosen.get(x) {
+            let p = p as usize;
+            if p < n && !drawn[p] {
+                drawn[p] = true;
+                stack.push(p as u32);
+            }
+        }
+        for &p in all.get(x) {
+            let p = p as usize;
+            if p < n {
+                remaining[p] -= 1;
+                if remaining[p] == 0 && !drawn[p] {
+                    drawn[p] = true;
+                    stack.push(p as u32);
+                }
+            }
+        }
+    }
+    let opponent = if white_reaches {
+        &mut strategies.black
+    } else {
+        &mut strategies.white
+    };
+    let mut held = 0;
+    for (p, choice) in opponent.iter_mut().enumerate() {
+        if drawn[p] {
+            continue;
+        }
+        held += 1;
+        if drawn[*choice as usize] {
+            *choice = *opponent_lists
+                .get(p)
+                .iter()
+                .find(|&&t| !drawn[t as usize])
+                .expect("a position not drawn in has a move that is not");
+        }
+    }
+    held
 }
 
-/// [`improve`] for one side.
-fn switch(graph: &Graph, x: &Exact<'_>, choices: &mut [u32], white: bool, levels: &[u32]) -> usize {
+/// Switch every choice of one side (`white`) that is strictly worse than the side's best
+/// option by the exact values `x` to a best option (the one with the lowest tie-break
+/// level, keeping the current choice where it is one). Returns how many switched.
+pub fn switch(
+    graph: &Graph,
+    x: &Exact<'_>,
+    choices: &mut [u32],
+    white: bool,
+    levels: &[u32],
+) -> usize {
     choices
         .par_iter_mut()
         .enumerate()

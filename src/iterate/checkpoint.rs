@@ -17,18 +17,17 @@ use std::path::{Path, PathBuf};
 use num_bigint::BigUint;
 use num_traits::Zero;
 
+use super::IterationRecord;
+use crate::container::{Fields, HeaderWriter, open_regular, read_body, read_header};
 use crate::error::Error;
-use crate::generate::IterationRecord;
 use crate::geometry::Board;
-use crate::guess::Value;
-use crate::position::Material;
+use crate::value::Value;
 
 /// The first eight bytes of every checkpoint.
 pub const MAGIC: [u8; 8] = *b"BIDTBCKP";
 /// The checkpoint format version.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 const HEADER_LEN: usize = 64;
-const CLASSES: usize = Material::ALL.len();
 
 /// The complete state of a run between two iterations.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,7 +38,7 @@ pub struct State {
     pub n: u32,
     /// Limbs per value.
     pub width: usize,
-    /// αₙ and βₙ rows, as [`crate::kernel::Kernel::rows`] gives them.
+    /// αₙ and βₙ rows, as [`super::kernel::Kernel::rows`] gives them.
     pub rows: Vec<u64>,
     /// sₙ of every node.
     pub values: Vec<Value>,
@@ -87,6 +86,11 @@ fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
 /// The file image of a state.
 pub fn encode(s: &State) -> Vec<u8> {
     let nodes = s.values.len();
+    let classes = s.history.first().map_or(0, |r| r.changed.len());
+    assert!(
+        s.history.iter().all(|r| r.changed.len() == classes),
+        "one count per class in every record"
+    );
     let mut body = Vec::with_capacity(s.rows.len() * 8 + nodes * 64);
     for limb in &s.rows {
         body.extend_from_slice(&limb.to_le_bytes());
@@ -96,8 +100,7 @@ pub fn encode(s: &State) -> Vec<u8> {
     }
     for r in &s.history {
         body.extend_from_slice(&r.n.to_le_bytes());
-        for c in 0..CLASSES {
-            let x = r.changed.get(c).copied().unwrap_or(0);
+        for x in &r.changed {
             body.extend_from_slice(&x.to_le_bytes());
         }
     }
@@ -105,23 +108,22 @@ pub fn encode(s: &State) -> Vec<u8> {
         put_bytes(&mut body, &v.numer().to_bytes_le());
         put_bytes(&mut body, &v.denom().to_bytes_le());
     }
-    let mut h = Vec::with_capacity(HEADER_LEN + body.len());
-    h.extend_from_slice(&MAGIC);
-    h.extend_from_slice(&VERSION.to_le_bytes());
-    h.extend_from_slice(&[s.board.files(), s.board.ranks(), 0, 0]);
-    h.extend_from_slice(&s.n.to_le_bytes());
-    h.extend_from_slice(&(s.width as u32).to_le_bytes());
-    h.extend_from_slice(&(nodes as u64).to_le_bytes());
-    h.extend_from_slice(&s.quiet.to_le_bytes());
-    h.extend_from_slice(&(s.history.len() as u32).to_le_bytes());
-    h.extend_from_slice(&s.every.to_le_bytes());
-    h.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    h.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
-    h.resize(HEADER_LEN - 4, 0);
-    let crc = crc32fast::hash(&h);
-    h.extend_from_slice(&crc.to_le_bytes());
-    h.extend_from_slice(&body);
-    h
+    let mut h = HeaderWriter::new(MAGIC, VERSION, HEADER_LEN);
+    h.u8(s.board.files())
+        .u8(s.board.ranks())
+        .u8(classes as u8)
+        .u8(0)
+        .u32(s.n)
+        .u32(s.width as u32)
+        .u64(nodes as u64)
+        .u32(s.quiet)
+        .u32(s.history.len() as u32)
+        .u32(s.every)
+        .u64(body.len() as u64)
+        .u32(crc32fast::hash(&body));
+    let mut out = h.finish();
+    out.extend_from_slice(&body);
+    out
 }
 
 /// Save a state as `dir/checkpoint-<n>.ckpt` atomically, then remove all but the newest
@@ -161,47 +163,22 @@ impl<'a> Reader<'a> {
             self.take(4)?.try_into().expect("4 bytes"),
         ))
     }
-    fn u64(&mut self) -> Result<u64, String> {
-        Ok(u64::from_le_bytes(
-            self.take(8)?.try_into().expect("8 bytes"),
-        ))
-    }
     fn big(&mut self) -> Result<BigUint, String> {
         let n = self.u32()? as usize;
         Ok(BigUint::from_bytes_le(self.take(n)?))
     }
 }
 
-/// Decode and check a checkpoint image for `board` with `nodes` graph nodes.
-fn decode(bytes: &[u8], board: Board, nodes: usize) -> Result<State, String> {
-    if bytes.len() < HEADER_LEN {
+/// The header's fields: (n, width, classes, quiet, history length, every, body length,
+/// body CRC), checked against `board` and `nodes`.
+type HeaderFields = (u32, usize, usize, u32, usize, u32, u64, u32);
+
+fn check_header(header: &[u8], board: Board, nodes: usize) -> Result<HeaderFields, String> {
+    let mut h = Fields::check(header, MAGIC, &[VERSION], "checkpoint")?;
+    let (files, ranks, classes, _) = (h.u8()?, h.u8()?, h.u8()? as usize, h.u8()?);
+    if (files, ranks) != (board.files(), board.ranks()) {
         return Err(format!(
-            "truncated: {} bytes, shorter than the header",
-            bytes.len()
-        ));
-    }
-    let (header, body) = bytes.split_at(HEADER_LEN);
-    if header[..8] != MAGIC {
-        return Err("not a bidtb checkpoint (wrong magic bytes)".into());
-    }
-    let crc = u32::from_le_bytes(header[60..64].try_into().expect("4 bytes"));
-    if crc != crc32fast::hash(&header[..60]) {
-        return Err("corrupted: the header checksum does not match".into());
-    }
-    let mut h = Reader {
-        bytes: &header[8..],
-    };
-    let version = h.u32()?;
-    if version != VERSION {
-        return Err(format!(
-            "checkpoint format version {version}, but this bidtb reads version {VERSION}"
-        ));
-    }
-    let size = h.take(4)?;
-    if (size[0], size[1]) != (board.files(), board.ranks()) {
-        return Err(format!(
-            "a checkpoint of board {}x{}, not {board}",
-            size[0], size[1]
+            "a checkpoint of board {files}x{ranks}, not {board}"
         ));
     }
     let n = h.u32()?;
@@ -217,15 +194,48 @@ fn decode(bytes: &[u8], board: Board, nodes: usize) -> Result<State, String> {
             "{stored_nodes} nodes, but the graph of {board} has {nodes}"
         ));
     }
-    if body_len != body.len() as u64 {
+    Ok((
+        n,
+        width,
+        classes,
+        quiet,
+        history_len,
+        every,
+        body_len,
+        body_crc,
+    ))
+}
+
+/// Decode and check a checkpoint image for `board` with `nodes` graph nodes.
+pub fn decode(bytes: &[u8], board: Board, nodes: usize) -> Result<State, String> {
+    if bytes.len() < HEADER_LEN {
         return Err(format!(
-            "truncated or extended: the header says {body_len} body bytes, the file has {}",
+            "truncated: {} bytes, shorter than the header",
+            bytes.len()
+        ));
+    }
+    let (header, body) = bytes.split_at(HEADER_LEN);
+    let fields = check_header(header, board, nodes)?;
+    if fields.6 != body.len() as u64 {
+        return Err(format!(
+            "truncated or extended: the header says {} body bytes, the file has {}",
+            fields.6,
             body.len()
         ));
     }
-    if body_crc != crc32fast::hash(body) {
+    if fields.7 != crc32fast::hash(body) {
         return Err("corrupted: the body checksum does not match".into());
     }
+    decode_body(body, board, nodes, fields)
+}
+
+/// Decode a checked body.
+fn decode_body(
+    body: &[u8],
+    board: Board,
+    nodes: usize,
+    (n, width, classes, quiet, history_len, every, _, _): HeaderFields,
+) -> Result<State, String> {
     if !(2..=1 << 20).contains(&width) || (64 * width - 1) < n as usize || history_len != n as usize
     {
         return Err("inconsistent iteration, width and history".into());
@@ -244,7 +254,7 @@ fn decode(bytes: &[u8], board: Board, nodes: usize) -> Result<State, String> {
     let mut history = Vec::with_capacity(history_len);
     for _ in 0..history_len {
         let n = r.u32()?;
-        let changed = (0..CLASSES).map(|_| r.u32()).collect::<Result<_, _>>()?;
+        let changed = (0..classes).map(|_| r.u32()).collect::<Result<_, _>>()?;
         history.push(IterationRecord { n, changed });
     }
     let mut values = Vec::with_capacity(nodes);
@@ -271,13 +281,18 @@ fn decode(bytes: &[u8], board: Board, nodes: usize) -> Result<State, String> {
     })
 }
 
-/// Load and check one checkpoint file for `board` with `nodes` graph nodes.
+/// Load and check one checkpoint file for `board` with `nodes` graph nodes: a regular
+/// file, its header first, then exactly the body it states.
 pub fn load(path: &Path, board: Board, nodes: usize) -> Result<State, Error> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    decode(&bytes, board, nodes).map_err(|reason| Error::Checkpoint {
+    let bad = |reason: String| Error::Checkpoint {
         path: path.display().to_string(),
         reason,
-    })
+    };
+    let (mut file, len) = open_regular(path)?;
+    let header = read_header(&mut file, len, HEADER_LEN).map_err(bad)?;
+    let fields = check_header(&header, board, nodes).map_err(bad)?;
+    let body = read_body(&mut file, len, HEADER_LEN, fields.6, fields.7).map_err(bad)?;
+    decode_body(&body, board, nodes, fields).map_err(bad)
 }
 
 /// The newest checkpoint in `dir` that loads, with an error for each newer one that did

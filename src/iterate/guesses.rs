@@ -10,224 +10,12 @@
 use std::cmp::Ordering;
 
 use num_bigint::BigUint;
-use num_integer::Integer;
-use num_rational::Ratio;
-use num_traits::{One, Zero};
+use num_traits::One;
 use rayon::prelude::*;
 
-use crate::kernel::{Fresh, Kernel};
-
-/// An exact non-negative rational value.
-pub type Value = Ratio<BigUint>;
-
-/// The simplest rational in the closed interval [lo, hi] (0 ≤ lo ≤ hi): the one with the
-/// smallest denominator, and among those the smallest (so [0, 1] gives 0). Computed by the
-/// Stern–Brocot descent on the continued fractions of the two ends.
-pub fn simplest_between(lo: &Value, hi: &Value) -> Value {
-    assert!(lo <= hi, "simplest_between needs lo <= hi");
-    let (an, ad) = (lo.numer().clone(), lo.denom().clone());
-    let (bn, bd) = (hi.numer().clone(), hi.denom().clone());
-    descend(an, ad, bn, bd, Prefix::root()).0
-}
-
-/// A continued-fraction prefix of the descent: the last two convergents h1/k1 and h0/k0
-/// after `depth` terms at which both ends of the interval lay strictly inside one unit
-/// interval. Those steps are the same for every sub-interval, so a later, nested interval
-/// can resume the descent here instead of starting again.
-#[derive(Clone, Debug)]
-pub struct Prefix {
-    h0: BigUint,
-    h1: BigUint,
-    k0: BigUint,
-    k1: BigUint,
-    depth: u32,
-}
-
-impl Prefix {
-    fn root() -> Prefix {
-        Prefix {
-            h0: BigUint::zero(),
-            h1: BigUint::one(),
-            k0: BigUint::one(),
-            k1: BigUint::zero(),
-            depth: 0,
-        }
-    }
-
-    /// The ends `N/D` of a new interval seen from this prefix, with `D = 2^shift`: `x' =
-    /// (h0·D − k0·N) / (k1·N − h1·D)`, ordered. `None` unless both lie strictly above 1,
-    /// that is unless the whole interval lies strictly inside the prefix's Stern–Brocot
-    /// cell (the cell is a bounded interval, so two ends inside it hold everything between
-    /// them).
-    fn enter(&self, an: &BigUint, bn: &BigUint, shift: usize) -> Option<[BigUint; 4]> {
-        if self.depth == 0 {
-            return None;
-        }
-        let (h0d, h1d) = (&self.h0 << shift, &self.h1 << shift);
-        let transform = |n: &BigUint| {
-            let (p2, q1) = (&self.k0 * n, &self.k1 * n);
-            let (num, den) = match (h0d.cmp(&p2), q1.cmp(&h1d)) {
-                (Ordering::Greater, Ordering::Greater) => (&h0d - p2, q1 - &h1d),
-                (Ordering::Less, Ordering::Less) => (p2 - &h0d, &h1d - q1),
-                _ => return None,
-            };
-            (num > den).then_some((num, den))
-        };
-        let (xa, xb) = (transform(an)?, transform(bn)?);
-        // The map is a Möbius transformation of determinant ±1 whose sign alternates with
-        // the depth: it preserves the order of the ends at even depths, reverses it at odd.
-        let ordered = self.depth.is_multiple_of(2);
-        debug_assert_eq!(ordered, &xa.0 * &xb.1 <= &xb.0 * &xa.1 || an == bn);
-        Some(if ordered {
-            [xa.0, xa.1, xb.0, xb.1]
-        } else {
-            [xb.0, xb.1, xa.0, xa.1]
-        })
-    }
-}
-
-/// The descent on `[an/ad, bn/bd]` (transformed ends) from the convergents of `st`. Returns
-/// the simplest rational and the prefix before its last term.
-fn descend(
-    mut an: BigUint,
-    mut ad: BigUint,
-    mut bn: BigUint,
-    mut bd: BigUint,
-    mut st: Prefix,
-) -> (Value, Prefix) {
-    loop {
-        // Reduce a = an/ad by its integer part q, in place (most partial quotients are
-        // small: repeated subtraction beats a division), and b by the same q.
-        let q = reduce_by_floor(&mut an, &ad);
-        sub_multiple(&mut bn, &bd, &q);
-        // Now a − q = an/ad and b − q = bn/bd. The descent ends with term q when a was an
-        // integer, with q + 1 when b ≥ q + 1; otherwise both lie strictly inside (q, q + 1).
-        let plus_one = !an.is_zero() && bn >= bd;
-        if an.is_zero() || plus_one {
-            let (mut h, mut k) = (st.h0.clone(), st.k0.clone());
-            if plus_one {
-                h += &st.h1;
-                k += &st.k1;
-            }
-            add_multiple(&mut h, &st.h1, &q);
-            add_multiple(&mut k, &st.k1, &q);
-            return (Ratio::new_raw(h, k), st);
-        }
-        add_multiple(&mut st.h0, &st.h1, &q);
-        add_multiple(&mut st.k0, &st.k1, &q);
-        std::mem::swap(&mut st.h0, &mut st.h1);
-        std::mem::swap(&mut st.k0, &mut st.k1);
-        st.depth += 1;
-        // Continue on the reciprocals of the fractional parts, which swaps the ends:
-        // a' = bd/bn, b' = ad/an.
-        std::mem::swap(&mut an, &mut bd);
-        std::mem::swap(&mut ad, &mut bn);
-    }
-}
-
-/// A partial quotient: nearly always a small number.
-enum Quotient {
-    Small(u32),
-    Big(BigUint),
-}
-
-/// Replace `n` by `n mod d` and return `floor(n / d)`.
-fn reduce_by_floor(n: &mut BigUint, d: &BigUint) -> Quotient {
-    let mut q = 0u32;
-    while q < 4 && *n >= *d {
-        *n -= d;
-        q += 1;
-    }
-    if *n < *d {
-        return Quotient::Small(q);
-    }
-    let (more, r) = n.div_rem(d);
-    *n = r;
-    Quotient::Big(more + q)
-}
-
-/// `n -= m · q` (the result is known to be non-negative).
-fn sub_multiple(n: &mut BigUint, m: &BigUint, q: &Quotient) {
-    match q {
-        Quotient::Small(k) => (0..*k).for_each(|_| *n -= m),
-        Quotient::Big(q) => *n -= m * q,
-    }
-}
-
-/// `n += m · q`.
-fn add_multiple(n: &mut BigUint, m: &BigUint, q: &Quotient) {
-    match q {
-        Quotient::Small(k) => (0..*k).for_each(|_| *n += m),
-        Quotient::Big(q) => *n += m * q,
-    }
-}
-
-/// [`simplest_between`] for `[an/ad, bn/bd]` in machine integers: `(numerator,
-/// denominator)`. Every intermediate stays below `2·max(an, ad, bn, bd)`, so inputs below
-/// 2^126 are safe.
-pub fn simplest_between_u128(
-    mut an: u128,
-    mut ad: u128,
-    mut bn: u128,
-    mut bd: u128,
-) -> (u128, u128) {
-    debug_assert!(an.max(ad).max(bn).max(bd) >= 1 << 63 || an * bd <= bn * ad);
-    let (mut h0, mut h1, mut k0, mut k1) = (0u128, 1u128, 1u128, 0u128);
-    loop {
-        let (q, r) = (an / ad, an % ad);
-        let (term, last) = if r == 0 {
-            (q, true)
-        } else if (q + 1) * bd <= bn {
-            (q + 1, true)
-        } else {
-            (q, false)
-        };
-        let h = term * h1 + h0;
-        let k = term * k1 + k0;
-        if last {
-            return (h, k);
-        }
-        (h0, h1, k0, k1) = (h1, h, k1, k);
-        let new_ad = bn - term * bd;
-        (an, ad, bn, bd) = (bd, new_ad, ad, r);
-    }
-}
-
-/// `floor(g · 2^F)` in `width` limbs (F = 64·width − 1), and whether it is exact.
-pub fn fixed_point(g: &Value, width: usize) -> (Vec<u64>, bool) {
-    let f = 64 * width - 1;
-    if let (Some(p), Some(q)) = (to_u64(g.numer()), to_u64(g.denom())) {
-        return fixed_point_small(p, q, width);
-    }
-    let (q, r) = (g.numer() << f).div_rem(g.denom());
-    let mut limbs = q.to_u64_digits();
-    limbs.resize(width, 0);
-    (limbs, r.is_zero())
-}
-
-fn to_u64(x: &BigUint) -> Option<u64> {
-    let d = x.to_u64_digits();
-    match d.len() {
-        0 => Some(0),
-        1 => Some(d[0]),
-        _ => None,
-    }
-}
-
-/// `floor(p/q · 2^(64·width − 1))` by schoolbook long division in machine words (p ≤ q).
-fn fixed_point_small(p: u64, q: u64, width: usize) -> (Vec<u64>, bool) {
-    let mut limbs = vec![0u64; width];
-    let mut rem = p as u128;
-    for k in (0..width).rev() {
-        // Top limb holds 63 fraction bits below the integer bit; the others hold 64.
-        let shift = if k == width - 1 { 63 } else { 64 };
-        let num = rem << shift;
-        let digit = num / q as u128;
-        rem = num % q as u128;
-        limbs[k] = digit as u64;
-    }
-    (limbs, rem == 0)
-}
+use super::kernel::{Fresh, Kernel};
+use crate::value::simplest::{Prefix, descend, simplest_between_u128};
+use crate::value::{Imaged, Value, fixed_point};
 
 /// The guess of every node (positions and the two terminal nodes) and its fixed-point image.
 #[derive(Debug)]
@@ -351,6 +139,11 @@ impl Guesses {
         &self.slots[i].value
     }
 
+    /// Every node's guess, taken back.
+    pub fn into_values(self) -> Vec<Value> {
+        self.slots.into_iter().map(|s| s.value).collect()
+    }
+
     /// The iteration at which node `i`'s guess last changed (0 if never).
     pub fn last_change(&self, i: usize) -> u32 {
         self.slots[i].last_change
@@ -437,6 +230,19 @@ impl Guesses {
     }
 }
 
+impl Imaged for Guesses {
+    fn value(&self, i: usize) -> &Value {
+        Guesses::value(self, i)
+    }
+    fn fixed(&self, i: usize) -> &[u64] {
+        Guesses::fixed(self, i)
+    }
+    #[inline]
+    fn head(&self, i: usize) -> u64 {
+        Guesses::head(self, i)
+    }
+}
+
 /// Whether `x` (with fixed-point image `s`, exact or not) lies in `[A, B]` given as rows.
 fn image_within(s: &[u64], exact: bool, a: &[u64], b: &[u64]) -> bool {
     let top = a.len() - 1;
@@ -511,7 +317,7 @@ pub fn simplest_from_rows_resuming(
         // A single dyadic point.
         let num = row_to_biguint(a);
         let tz = num.trailing_zeros().unwrap_or(f as u64).min(f as u64);
-        let value = Ratio::new_raw(num >> tz, BigUint::one() << (f as u64 - tz));
+        let value = Value::new_raw(num >> tz, BigUint::one() << (f as u64 - tz));
         return (value, a.to_vec(), true, None);
     };
     let diff_bit = 64 * t + 63 - (a[t] ^ b[t]).leading_zeros() as usize;
@@ -522,7 +328,7 @@ pub fn simplest_from_rows_resuming(
             let (an, bn) = (shifted_u128(a, cut, false), shifted_u128(b, cut, true));
             let d = 1u128 << frac_bits;
             let (p, q) = simplest_between_u128(an, d, bn, d);
-            (Ratio::new_raw(BigUint::from(p), BigUint::from(q)), None)
+            (Value::new_raw(BigUint::from(p), BigUint::from(q)), None)
         } else {
             let (an, _) = row_shifted(a, cut);
             let (mut bn, dropped) = row_shifted(b, cut);
@@ -557,81 +363,11 @@ fn cmp_from_top(a: &[u64], b: &[u64], lo: usize) -> Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::simplest_between;
     use num_traits::CheckedSub;
-
-    fn r(n: u64, d: u64) -> Value {
-        Value::new(BigUint::from(n), BigUint::from(d))
-    }
-
-    /// Brute force: the smallest denominator q with a p/q in [lo, hi], smallest p first.
-    fn brute(lo: &Value, hi: &Value) -> Value {
-        for q in 1u64.. {
-            for p in 0..=q {
-                let x = r(p, q);
-                if &x >= lo && &x <= hi {
-                    return x;
-                }
-            }
-        }
-        unreachable!()
-    }
-
-    #[test]
-    fn simplest_matches_brute_force_on_small_denominators() {
-        let mut fracs = Vec::new();
-        for d in 1..=24u64 {
-            for n in 0..=d {
-                fracs.push(r(n, d));
-            }
-        }
-        fracs.sort();
-        fracs.dedup();
-        for (i, lo) in fracs.iter().enumerate() {
-            for hi in &fracs[i..] {
-                assert_eq!(simplest_between(lo, hi), brute(lo, hi), "[{lo}, {hi}]");
-            }
-        }
-    }
-
-    #[test]
-    fn simplest_of_narrow_dyadic_intervals() {
-        // 1/3 lies in [0.0101..01, 0.0101..11] (binary) for long expansions.
-        let one = BigUint::one();
-        let bits = 200;
-        let third_floor: BigUint = (&one << bits) / 3u32;
-        let lo = Value::new(third_floor.clone(), &one << bits);
-        let hi = Value::new(third_floor + 1u32, &one << bits);
-        assert_eq!(simplest_between(&lo, &hi), r(1, 3));
-        assert_eq!(simplest_between(&r(0, 1), &r(1, 1)), r(0, 1));
-        assert_eq!(simplest_between(&r(1, 1), &r(1, 1)), r(1, 1));
-        assert_eq!(simplest_between(&r(3, 4), &r(3, 4)), r(3, 4));
-    }
 
     fn row(v: &Value, w: usize) -> Vec<u64> {
         fixed_point(v, w).0
-    }
-
-    #[test]
-    fn u128_path_matches_bigint_path() {
-        let mut fracs = Vec::new();
-        for d in 1..=20u64 {
-            for n in 0..=d {
-                fracs.push(r(n, d));
-            }
-        }
-        for lo in &fracs {
-            for hi in fracs.iter().filter(|h| *h >= lo) {
-                let (ln, ld) = (lo.numer().to_u64_digits(), lo.denom().to_u64_digits());
-                let (hn, hd) = (hi.numer().to_u64_digits(), hi.denom().to_u64_digits());
-                let g = |v: &[u64]| v.first().copied().unwrap_or(0) as u128;
-                let (p, q) = simplest_between_u128(g(&ln), g(&ld), g(&hn), g(&hd));
-                let want = simplest_between(lo, hi);
-                assert_eq!(
-                    (BigUint::from(p), BigUint::from(q)),
-                    (want.numer().clone(), want.denom().clone())
-                );
-            }
-        }
     }
 
     /// The row-based guess against the rational one, for dyadic ends near small fractions
@@ -643,7 +379,7 @@ mod tests {
             let f = 64 * w - 1;
             for d in 1..=40u64 {
                 for n in 0..=d {
-                    let x = r(n, d);
+                    let x = Value::small(n, d);
                     let base = (x.numer() << f) / x.denom();
                     for (da, db) in [
                         (0i64, 0i64),
@@ -669,8 +405,8 @@ mod tests {
                             continue;
                         }
                         let (av, bv) = (
-                            Ratio::new(a.clone(), limit.clone()),
-                            Ratio::new(b.clone(), limit.clone()),
+                            Value::new(a.clone(), limit.clone()),
+                            Value::new(b.clone(), limit.clone()),
                         );
                         let (got, image, exact) = simplest_from_rows(&row(&av, w), &row(&bv, w));
                         let want = simplest_between(&av, &bv);
@@ -700,11 +436,11 @@ mod tests {
             let above = &one << (f - 3 - step * 2);
             let (lo, hi) = (&center - &below, &center + &above);
             let (a, b) = (
-                row(&Ratio::new(lo.clone(), &one << f), w),
-                row(&Ratio::new(hi.clone(), &one << f), w),
+                row(&Value::new(lo.clone(), &one << f), w),
+                row(&Value::new(hi.clone(), &one << f), w),
             );
-            let want = simplest_between(&Ratio::new(lo, &one << f), &Ratio::new(hi, &one << f));
-            if prefix.as_ref().is_some_and(|p| p.depth > 0) {
+            let want = simplest_between(&Value::new(lo, &one << f), &Value::new(hi, &one << f));
+            if prefix.as_ref().is_some_and(|p| p.depth() > 0) {
                 resumed_with_prefix += 1;
             }
             let (got, image, exact, next) = simplest_from_rows_resuming(&a, &b, prefix.as_ref());
@@ -718,14 +454,5 @@ mod tests {
             resumed_with_prefix > 100,
             "the resumed path must be exercised"
         );
-    }
-
-    #[test]
-    fn fixed_point_images() {
-        assert_eq!(fixed_point(&r(1, 2), 2), (vec![0, 1 << 62], true));
-        assert_eq!(fixed_point(&r(1, 1), 2), (vec![0, 1 << 63], true));
-        let (limbs, exact) = fixed_point(&r(1, 3), 2);
-        assert!(!exact);
-        assert_eq!(limbs[1], (1u64 << 63) / 3);
     }
 }

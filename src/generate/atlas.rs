@@ -15,6 +15,7 @@ use crate::certificate::{UNREACHED, cmp_guess, greedy_max, greedy_min};
 use crate::error::Error;
 use crate::generate::Solution;
 use crate::geometry::Board;
+use crate::value::{Imaged, Value};
 
 /// Per class: positions, zugzwangs and the largest denominator.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -22,7 +23,7 @@ pub struct ClassRow {
     /// Positions after symmetry reduction.
     pub canonical_positions: usize,
     /// Positions before it.
-    pub positions: usize,
+    pub positions: u64,
     /// Positions (after symmetry) where the bid is negative: max_w s(P_w) < min_b s(P_b),
     /// each side would rather the other moved.
     pub zugzwangs: usize,
@@ -38,7 +39,7 @@ pub struct Row {
     /// Positions after symmetry reduction, all classes.
     pub canonical_positions: usize,
     /// Positions before symmetry reduction.
-    pub positions: usize,
+    pub positions: u64,
     /// Distinct values over all classes.
     pub distinct_values: usize,
     /// Digits of the largest denominator.
@@ -112,7 +113,7 @@ pub fn factor(n: &BigUint) -> String {
 /// The row of a finished, certified run that took `seconds` (peak memory if known).
 pub fn row(sol: &Solution, seconds: f64, peak_mib: Option<u64>) -> Row {
     let graph = &sol.graph;
-    let g = &sol.guesses;
+    let g = &sol.values;
     // Per position, x_W against x_B: Less is a zugzwang (a negative bid), Equal quiescent.
     let bids: Vec<Ordering> = (0..graph.positions())
         .into_par_iter()
@@ -121,7 +122,7 @@ pub fn row(sol: &Solution, seconds: f64, peak_mib: Option<u64>) -> Row {
             cmp_guess(g, w as usize, b as usize)
         })
         .collect();
-    let half = crate::guess::Value::new(1u8.into(), 2u8.into());
+    let half = Value::small(1, 2);
     let cert = sol.certificate.as_ref();
     let mut classes = BTreeMap::new();
     let mut distinct = HashSet::new();
@@ -173,7 +174,7 @@ pub fn row(sol: &Solution, seconds: f64, peak_mib: Option<u64>) -> Row {
         max_denominator_position: format!(
             "{} {}",
             pos.material(),
-            crate::fen::placement(sol.board, &pos)
+            crate::fen::write(sol.board, &pos)
         ),
         quiescent: quiescent.len(),
         quiescent_not_half: quiescent.iter().filter(|&&p| g.value(p) != &half).count(),
@@ -181,8 +182,8 @@ pub fn row(sol: &Solution, seconds: f64, peak_mib: Option<u64>) -> Row {
         alpha_below_beta: sol.alpha_below_beta.len(),
         max_level_white: max_level(cert.map(|c| &c.white_levels)),
         max_level_black: max_level(cert.map(|c| &c.black_levels)),
-        first_richman_iteration: sol.first_richman_iteration,
-        method: sol.method.to_string(),
+        first_richman_iteration: sol.first_richman_iteration(),
+        method: sol.method().to_string(),
         seconds,
         peak_mib,
         classes,
@@ -247,43 +248,6 @@ pub fn markdown(rows: &[Row], skipped: &[(String, String)]) -> String {
         out += &format!("| {board} | skipped: {why} |||||||||||||\n");
     }
     out
-}
-
-/// The atlas's pictures, by file name: the grid of boards coloured by the largest
-/// denominator, the largest denominator against the board's squares, and time and peak
-/// memory against positions.
-pub fn plots(rows: &[Row]) -> Vec<(&'static str, String)> {
-    let squares = |r: &Row| {
-        let (f, k) = r.board.split_once('x').unwrap_or(("0", "0"));
-        f.parse::<f64>().unwrap_or(0.0) * k.parse::<f64>().unwrap_or(0.0)
-    };
-    let digits = |r: &Row| Some(r.max_denominator_digits as f64);
-    let seconds = |r: &Row| Some(r.seconds);
-    let peak = |r: &Row| r.peak_mib.map(|m| m as f64);
-    let positions = |r: &Row| r.canonical_positions as f64;
-    vec![
-        ("atlas-grid.svg", crate::svg::atlas_grid(rows)),
-        (
-            "atlas-digits.svg",
-            crate::svg::atlas_scatter(
-                rows,
-                "Digits of the largest denominator against the board's squares",
-                &[("digits", &digits)],
-                "squares (files x ranks)",
-                &squares,
-            ),
-        ),
-        (
-            "atlas-cost.svg",
-            crate::svg::atlas_scatter(
-                rows,
-                "Solve time and peak memory against positions (after symmetry)",
-                &[("seconds", &seconds), ("peak MiB", &peak)],
-                "positions",
-                &positions,
-            ),
-        ),
-    ]
 }
 
 /// The process's peak resident memory since the last [`reset_peak`], in MiB (Linux).

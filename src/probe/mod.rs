@@ -1,45 +1,48 @@
-//! The query side: open the table files of a directory and answer a position with its exact
-//! value, every move of each side with the value after it and its progress level, both
-//! sides' best moves, the bid and the zugzwang flag (SPEC §2).
+//! The query side: open the table files of a directory and answer a position of any
+//! material with its exact value, every move of each side with the value after it and its
+//! progress level, both sides' best moves, the bid and the zugzwang flag (SPEC §2).
 //!
-//! Tables hold the white-piece classes. A position with a black extra piece is answered
-//! through its colour-flip mirror: its value is 1 − the mirror's, White's moves are the
-//! mirror's Black moves (and the reverse) with squares mapped back, White's progress level
-//! is the mirror's T′ level.
+//! Tables hold one material of each colour-mirror pair (the *stored* one: `KQvK`, `KRvKN`).
+//! A position of the other (`KvKQ`, `KNvKR`) is looked up through its colour mirror
+//! (ranks reversed, colours swapped): its α is 1 − β of the mirror, its β 1 − α, its T
+//! level the mirror's T′ level. Moves are generated for the position as asked, so they need
+//! no mapping; each position a move leads to is looked up the same way.
 //!
-//! Where a table stores β apart from α (format version 2, positions with α < β), the
-//! value is α and β is reported beside it. The mirror of such a position has α = 1 − β
-//! and β = 1 − α. White's moves are ordered by α and T (T is computed from α), Black's by
-//! β and T′ (T′ is computed from β): the orders in which each side makes progress in the
-//! game where play that never ends counts against it.
+//! Where a table stores β apart from α (positions with α < β), the value is α and β is
+//! reported beside it. White's moves are ordered by α and T (T is computed from α), Black's
+//! by β and T′ (T′ is computed from β): the orders in which each side makes progress in
+//! the game where play that never ends counts against it.
+
+pub mod map;
 
 use std::cmp::Ordering;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use num_bigint::{BigInt, BigUint};
+use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::{One, ToPrimitive, Zero};
 use serde_json::json;
 
 use crate::error::Error;
 use crate::fen;
 use crate::geometry::Board;
-use crate::guess::Value;
 use crate::index;
-use crate::position::{Material, Position};
+use crate::material::Material;
+use crate::position::Position;
 use crate::rules::{self, Move, Outcome};
 use crate::table::{self, Table};
+use crate::value::Value;
 
 /// The tables of one board.
 #[derive(Debug)]
 struct BoardTables {
     board: Board,
-    /// One slot per class of [`Material::ALL`]; None where the file is absent.
-    tables: Vec<Option<Table>>,
+    /// The tables found, by stored material.
+    tables: BTreeMap<Material, Table>,
 }
 
-/// Every table file found under a directory (`DIR/FxR/<Class>.bidtb`), memory-mapped and
-/// validated.
+/// Every table file found under a directory (`DIR/FxR/<Material>.bidtb`), memory-mapped
+/// and validated.
 #[derive(Debug)]
 pub struct Tablebase {
     root: PathBuf,
@@ -77,8 +80,8 @@ impl Entry {
             None => (self.value, None),
         };
         Entry {
-            value: Value::one() - alpha,
-            beta: beta.map(|a| Value::one() - a),
+            value: alpha.complement(),
+            beta: beta.map(|a| a.complement()),
             level_white: self.level_black,
             level_black: self.level_white,
         }
@@ -123,7 +126,7 @@ impl MoveInfo {
 pub struct Probe {
     /// The board.
     pub board: Board,
-    /// The class as queried: `KRvK`, or `KvKR` for a black rook.
+    /// The material as queried: `KRvK`, `KvKR`, `KRvKN`, ...
     pub class: String,
     /// The position's FEN placement, as written by [`fen::write`].
     pub fen: String,
@@ -152,7 +155,7 @@ pub struct Probe {
 
 /// `p/q` in lowest terms, with `1/1` and `0/1` at the ends.
 pub fn fraction(v: &Value) -> String {
-    format!("{}/{}", v.numer(), v.denom())
+    v.fraction()
 }
 
 /// A signed fraction `p/q`.
@@ -163,25 +166,7 @@ pub fn signed_fraction(v: &BigRational) -> String {
 /// The decimal expansion of `v` to at most `digits` places, exact when it ends there, else
 /// truncated and marked with `…`.
 pub fn decimal(v: &Value, digits: usize) -> String {
-    let whole = v.numer() / v.denom();
-    let mut rem = v.numer() % v.denom();
-    let mut out = format!("{whole}.");
-    let ten = BigUint::from(10u8);
-    for _ in 0..digits {
-        if rem.is_zero() {
-            break;
-        }
-        rem *= &ten;
-        out += &(&rem / v.denom()).to_string();
-        rem %= v.denom();
-    }
-    if out.ends_with('.') {
-        out.push('0');
-    }
-    if !rem.is_zero() {
-        out.push('…');
-    }
-    out
+    v.decimal(digits)
 }
 
 impl Probe {
@@ -241,23 +226,15 @@ impl Probe {
     }
 }
 
-/// The class of the position asked about: `KRvK`, or `KvKR` when `pos` is the mirror of a
-/// position with a black rook.
-pub fn class_as_queried(pos: &Position, mirrored: bool) -> String {
-    match (mirrored, pos.material().0) {
-        (true, Some(p)) => format!("KvK{}", p.letter()),
-        _ => pos.material().to_string(),
-    }
-}
-
 fn level(l: u32) -> Option<u32> {
     (l != table::UNREACHED).then_some(l)
 }
 
 impl Tablebase {
     /// Open every table under `dir`: each subdirectory named like a board (`8x8`) and each
-    /// class file in it. Files absent are reported when a query needs them; a file present
-    /// but unusable (truncated, corrupted, another version, board or class) fails the open.
+    /// material's file in it (`KRvKN.bidtb`; other files are left alone). Files absent are
+    /// reported when a query needs them; a file present but unusable (not a regular file,
+    /// truncated, corrupted, another version, board or material) fails the open.
     pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, Error> {
         Self::open_filtered(dir.as_ref(), |_| true)
     }
@@ -279,13 +256,18 @@ impl Tablebase {
             if !wanted(board) || !entry.path().is_dir() {
                 continue;
             }
-            let mut tables = Vec::new();
-            for material in Material::ALL {
-                let path = entry.path().join(table::file_name(material));
-                if !path.exists() {
-                    tables.push(None);
+            let files = std::fs::read_dir(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
+            let mut tables = BTreeMap::new();
+            for file in files {
+                let file = file.map_err(|e| Error::io(entry.path(), e))?;
+                let name = file.file_name().to_string_lossy().into_owned();
+                let Some(stem) = name.strip_suffix(&format!(".{}", table::EXTENSION)) else {
                     continue;
-                }
+                };
+                let Ok(material) = stem.parse::<Material>() else {
+                    continue;
+                };
+                let path = file.path();
                 let t = Table::open(&path)?;
                 if t.info().board != board || t.info().material != material {
                     return Err(Error::Table {
@@ -297,7 +279,7 @@ impl Tablebase {
                         ),
                     });
                 }
-                tables.push(Some(t));
+                tables.insert(material, t);
             }
             boards.push(BoardTables { board, tables });
         }
@@ -315,17 +297,22 @@ impl Tablebase {
         self.boards.iter().map(|b| b.board)
     }
 
-    /// The table of a class on a board, or an error naming the missing file and how to
-    /// generate it.
-    pub fn table(&self, board: Board, material: Material) -> Result<&Table, Error> {
-        let c = Material::ALL
-            .iter()
-            .position(|&m| m == material)
-            .expect("a known class");
+    /// The stored materials with a table on `board`.
+    pub fn materials(&self, board: Board) -> Vec<Material> {
         self.boards
             .iter()
             .find(|b| b.board == board)
-            .and_then(|b| b.tables[c].as_ref())
+            .map(|b| b.tables.keys().copied().collect())
+            .unwrap_or_default()
+    }
+
+    /// The table of a stored material on a board, or an error naming the missing file and
+    /// how to generate it.
+    pub fn table(&self, board: Board, material: Material) -> Result<&Table, Error> {
+        self.boards
+            .iter()
+            .find(|b| b.board == board)
+            .and_then(|b| b.tables.get(&material))
             .ok_or_else(|| Error::MissingTable {
                 path: self
                     .root
@@ -335,28 +322,56 @@ impl Tablebase {
                     .to_string(),
                 board: board.to_string(),
                 dir: self.root.display().to_string(),
+                material: material.to_string(),
             })
     }
 
-    /// The stored entry of a white-piece (or bare-kings) position.
+    /// Refuse a position with more men than any table of the directory holds (bad input,
+    /// not a missing table).
+    fn check_men(&self, pos: &Position) -> Result<(), Error> {
+        let most = self
+            .boards
+            .iter()
+            .flat_map(|b| b.tables.keys())
+            .map(Material::man_count)
+            .max()
+            .unwrap_or(0);
+        if pos.len() > most.max(4) {
+            return Err(Error::Position(format!(
+                "{} has {} men; the tables in {} hold at most {}",
+                pos.material(),
+                pos.len(),
+                self.root.display(),
+                most.max(4)
+            )));
+        }
+        Ok(())
+    }
+
+    /// The stored entry of a position of any material (through the colour mirror where its
+    /// material is not the stored one).
     pub fn entry(&self, board: Board, pos: &Position) -> Result<Entry, Error> {
         pos.validate(board)?;
-        let t = self.table(board, pos.material())?;
+        self.check_men(pos)?;
+        let (stored, mirrored) = pos.material().stored();
+        let q = if mirrored { pos.mirror(board) } else { *pos };
+        let t = self.table(board, stored)?;
         let i = t
-            .find(index::canonical_key(board, pos))
+            .find(index::canonical_key(board, &q))
             .ok_or_else(|| Error::Table {
                 path: t.path().display().to_string(),
-                reason: format!("no entry for {}", pos.describe(board)),
+                reason: format!("no entry for {}", q.describe(board)),
             })?;
-        Ok(Entry {
+        let e = Entry {
             value: t.value(i)?,
             beta: t.beta_if_above(i)?,
             level_white: level(t.level_white(i)),
             level_black: level(t.level_black(i)),
-        })
+        };
+        Ok(if mirrored { e.flipped() } else { e })
     }
 
-    /// The exact value of a white-piece (or bare-kings) position.
+    /// The exact value (α) of a position.
     pub fn value(&self, board: Board, pos: &Position) -> Result<Value, Error> {
         self.entry(board, pos).map(|e| e.value)
     }
@@ -371,20 +386,18 @@ impl Tablebase {
 
     fn certified(&self, board: Board, materials: impl Iterator<Item = Material>) -> bool {
         materials
-            .map(|m| self.table(board, m))
+            .map(|m| self.table(board, m.stored().0))
             .all(|t| t.is_ok_and(|t| t.info().certified()))
     }
 
-    /// Answer a FEN (SPEC §5; a black extra piece goes through the mirror).
+    /// Answer a FEN (SPEC §5).
     pub fn probe_fen(&self, text: &str) -> Result<Probe, Error> {
         let parsed = fen::parse(text)?;
-        self.probe(parsed.board, &parsed.position, parsed.mirrored)
+        self.probe(parsed.board, &parsed.position)
     }
 
-    /// Answer a position given in the tables' white-piece form. With `mirrored`, the
-    /// position asked about is the colour-flip of `pos` (see [`fen::Parsed`]); values,
-    /// moves and levels are then reported for it.
-    pub fn probe(&self, board: Board, pos: &Position, mirrored: bool) -> Result<Probe, Error> {
+    /// Answer a position of any material.
+    pub fn probe(&self, board: Board, pos: &Position) -> Result<Probe, Error> {
         let own = self.entry(board, pos)?;
         let mut used = vec![pos.material()];
         let mut list = |moves: Vec<Move>, white: bool| -> Result<Vec<MoveInfo>, Error> {
@@ -394,31 +407,14 @@ impl Tablebase {
                     let fen = match &m.outcome {
                         Outcome::Continue(p) => {
                             used.push(p.material());
-                            Some(fen::write(board, p, mirrored))
+                            Some(fen::write(board, p))
                         }
                         _ => None,
                     };
                     let e = self.outcome(board, &m.outcome)?;
-                    let (mv, e) = if mirrored {
-                        let flip = |s| board.flip_ranks(s);
-                        let mv = Move {
-                            from: flip(m.from),
-                            to: flip(m.to),
-                            ..m
-                        };
-                        (mv, e.flipped())
-                    } else {
-                        (m, e)
-                    };
-                    // The mover's level: White's moves of the queried position are White's
-                    // moves of the table position unless mirrored.
-                    let level = if white != mirrored {
-                        e.level_white
-                    } else {
-                        e.level_black
-                    };
+                    let level = if white { e.level_white } else { e.level_black };
                     Ok(MoveInfo {
-                        uci: mv.uci(board),
+                        uci: m.uci(board),
                         beta: e.beta,
                         value: e.value,
                         level,
@@ -427,13 +423,8 @@ impl Tablebase {
                 })
                 .collect()
         };
-        let table_white = list(rules::white_moves(board, pos), true)?;
-        let table_black = list(rules::black_moves(board, pos), false)?;
-        let (own, mut white, mut black) = if mirrored {
-            (own.flipped(), table_black, table_white)
-        } else {
-            (own, table_white, table_black)
-        };
+        let mut white = list(rules::white_moves(board, pos), true)?;
+        let mut black = list(rules::black_moves(board, pos), false)?;
         let by_level = |a: &MoveInfo, b: &MoveInfo| {
             let key = |m: &MoveInfo| m.level.unwrap_or(u32::MAX);
             key(a).cmp(&key(b)).then_with(|| a.uci.cmp(&b.uci))
@@ -466,11 +457,10 @@ impl Tablebase {
                 &best(&black, own.upper(), MoveInfo::upper, false),
             )
         });
-        let class = class_as_queried(pos, mirrored);
         Ok(Probe {
             board,
-            class,
-            fen: fen::write(board, pos, mirrored),
+            class: pos.material().to_string(),
+            fen: fen::write(board, pos),
             certified: self.certified(board, used.into_iter()),
             value: own.value,
             beta: own.beta,
@@ -482,22 +472,5 @@ impl Tablebase {
             level_white: own.level_white,
             level_black: own.level_black,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn decimals_are_exact_or_marked() {
-        let v = |n: u64, d: u64| Value::new(n.into(), d.into());
-        assert_eq!(decimal(&v(3, 4), 20), "0.75");
-        assert_eq!(decimal(&v(7463, 8192), 20), "0.9110107421875");
-        assert_eq!(decimal(&v(1, 3), 5), "0.33333…");
-        assert_eq!(decimal(&v(1, 1), 5), "1.0");
-        assert_eq!(decimal(&v(0, 1), 5), "0.0");
-        assert_eq!(fraction(&v(1, 1)), "1/1");
-        assert_eq!(fraction(&v(0, 1)), "0/1");
     }
 }

@@ -34,10 +34,10 @@
 use std::cmp::Ordering;
 
 use num_bigint::BigUint;
-use num_rational::Ratio;
 use rayon::prelude::*;
 
 use crate::graph::Graph;
+use crate::value::Value;
 
 /// Positions handled per parallel task.
 const CHUNK: usize = 512;
@@ -161,18 +161,18 @@ impl<'a> View<'a> {
     }
 
     /// The exact value of node `i`.
-    pub fn value(&self, i: usize) -> Ratio<BigUint> {
-        limbs_to_ratio(self.row(i))
+    pub fn value(&self, i: usize) -> Value {
+        limbs_to_value(self.row(i))
     }
 }
 
-/// The exact rational `limbs / 2^(64·len − 1)`.
-pub fn limbs_to_ratio(limbs: &[u64]) -> Ratio<BigUint> {
+/// The exact value `limbs / 2^(64·len − 1)`.
+pub fn limbs_to_value(limbs: &[u64]) -> Value {
     let digits: Vec<u32> = limbs
         .iter()
         .flat_map(|&l| [l as u32, (l >> 32) as u32])
         .collect();
-    Ratio::new(
+    Value::new(
         BigUint::new(digits),
         BigUint::from(1u8) << (64 * limbs.len() - 1),
     )
@@ -913,18 +913,12 @@ mod tests {
     }
 
     #[test]
-    fn limbs_to_ratio_is_exact() {
+    fn limbs_to_values_is_exact() {
+        assert_eq!(limbs_to_value(&[0, 1 << 62]), Value::small(1, 2));
+        assert_eq!(limbs_to_value(&[0, 1 << 63]), Value::one());
         assert_eq!(
-            limbs_to_ratio(&[0, 1 << 62]),
-            Ratio::new(BigUint::from(1u8), BigUint::from(2u8))
-        );
-        assert_eq!(
-            limbs_to_ratio(&[0, 1 << 63]),
-            Ratio::from_integer(BigUint::from(1u8))
-        );
-        assert_eq!(
-            limbs_to_ratio(&[1, 0]),
-            Ratio::new(BigUint::from(1u8), BigUint::from(1u8) << 127)
+            limbs_to_value(&[1, 0]),
+            Value::new(BigUint::from(1u8), BigUint::from(1u8) << 127)
         );
     }
 }

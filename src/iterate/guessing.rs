@@ -1,24 +1,25 @@
-//! The study's method (`--method iterate`): the α/β kernel and the guesses, iterated until
-//! the guesses form a Richman function, with retirement of proved positions, checkpoints
-//! and interruption. This is the reference the other method must agree with to the byte.
+//! The study's own path: the α/β kernel and the guesses, iterated until the guesses form
+//! a Richman function, with retirement of proved positions, checkpoints and interruption.
+//! This is the reference the other paths must agree with to the byte.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering as AtomicOrdering;
 use std::time::Instant;
 
+use super::checkpoint;
+use super::guesses::Guesses;
+use super::kernel::Kernel;
 use super::{
-    Control, IterationRecord, KernelStats, Method, Observer, Options, RichmanTest, Run, Solution,
-    Timings, class_reports, timed,
+    Iteration, IterationRecord, KernelStats, Outcome, RichmanTest, Run, Settings, Timings,
+    class_totals,
 };
 use crate::certificate;
-use crate::checkpoint;
 use crate::error::Error;
 use crate::geometry::Board;
 use crate::graph::Graph;
-use crate::guess::Guesses;
 use crate::index::Index;
-use crate::kernel::Kernel;
+use crate::progress::{Control, Observer, timed};
 use crate::resources;
+use crate::value::Images;
 
 /// Which positions are proved final, and when to look again.
 ///
@@ -118,7 +119,7 @@ pub(super) fn kernel_stats(kernel: &Kernel, graph: &Graph) -> KernelStats {
 }
 
 /// Initial number of limbs per value: enough for `iterations` if known, else 1024 bits.
-pub(super) fn initial_width(max_iterations: Option<u32>) -> usize {
+pub fn initial_width(max_iterations: Option<u32>) -> usize {
     let bits = max_iterations.unwrap_or(1023) as usize + 1;
     bits.div_ceil(64).max(2)
 }
@@ -134,13 +135,14 @@ struct Start {
 
 /// The state a run starts from: iteration 0, or the newest valid checkpoint.
 fn starting_state(
-    options: &Options,
+    board: Board,
+    settings: &Settings,
     obs: &dyn Observer,
     control: &Control<'_>,
     graph: &Graph,
 ) -> Result<Start, Error> {
     if let (true, Some(dir)) = (control.resume, &control.checkpoint_dir) {
-        let (state, refused) = checkpoint::newest(dir, options.board, graph.nodes())?;
+        let (state, refused) = checkpoint::newest(dir, board, graph.nodes())?;
         for e in refused {
             obs.notice(&format!("skipping {e}"));
         }
@@ -158,7 +160,7 @@ fn starting_state(
         }
         obs.notice("no checkpoint to resume from: starting at iteration 0");
     }
-    let kernel = Kernel::new(graph, initial_width(options.max_iterations));
+    let kernel = Kernel::new(graph, initial_width(settings.max_iterations));
     let guesses = Guesses::new(graph.nodes(), kernel.width());
     Ok(Start {
         kernel,
@@ -193,50 +195,26 @@ fn save_checkpoint(
     checkpoint::save(dir, &state)
 }
 
-/// The iterate method's run on one board with checkpoints, resumption and a stop flag.
-/// Errors come from checkpoints and resources only (an unusable checkpoint on resume, a
-/// failed save, too little memory).
+/// The guessing path on the positions of `index` with checkpoints, resumption and a stop
+/// flag. Errors come from checkpoints and resources only (an unusable checkpoint on
+/// resume, a failed save, too little memory).
 pub(super) fn run(
-    options: &Options,
+    index: &Index,
+    graph: &Graph,
+    options: &Settings,
     obs: &dyn Observer,
     control: &Control<'_>,
 ) -> Result<Run, Error> {
+    let board = index.board();
     let mut timings = Timings::default();
-    let width = initial_width(options.max_iterations);
-    let guessed_nodes = crate::index::estimate_positions(options.board);
     resources::check(
-        resources::estimate_bytes(guessed_nodes, 20 * guessed_nodes, width),
-        &format!("generating {}", options.board),
+        resources::estimate_bytes(
+            graph.nodes(),
+            graph.edge_count(),
+            initial_width(options.max_iterations),
+        ),
+        &format!("iterating {board}"),
     )?;
-    let index = timed(obs, "index", &mut timings.index, || {
-        Index::new(options.board)
-    });
-    let graph = timed(obs, "graph", &mut timings.graph, || Graph::new(&index));
-    resources::check(
-        resources::estimate_bytes(graph.nodes(), graph.edge_count(), width),
-        &format!("generating {}", options.board),
-    )?;
-    // Knowing the exact values, the iteration needs no guesses (checkpoints and resumption
-    // keep the guessing path, whose state they hold).
-    if !options.guesses && control.checkpoint_every.is_none() && !control.resume {
-        obs.stage("solve");
-        let t = Instant::now();
-        let exact = super::settling::exact_values(&graph, obs, control);
-        timings.solve = t.elapsed().as_secs_f64();
-        obs.stage_done("solve", timings.solve);
-        match exact {
-            Ok(Some(exact)) => {
-                return super::settling::run(options, obs, control, index, graph, exact, timings);
-            }
-            Ok(None) => {}
-            Err(()) => {
-                return Ok(Run::Interrupted {
-                    n: 0,
-                    checkpoint: None,
-                });
-            }
-        }
-    }
     let classes = index.classes().len();
     let class_of: Vec<u8> = (0..graph.positions())
         .map(|i| index.class_of(i) as u8)
@@ -248,7 +226,7 @@ pub(super) fn run(
         mut quiet,
         mut history,
         every: saved_every,
-    } = starting_state(options, obs, control, &graph)?;
+    } = starting_state(board, options, obs, control, graph)?;
     let every = control.checkpoint_every.or(saved_every);
     let mut first_richman = None;
     let mut richman_tests = Vec::new();
@@ -260,19 +238,10 @@ pub(super) fn run(
     let stopped = timed(obs, "iterate", &mut iterate_seconds, || {
         loop {
             let n = kernel.iteration();
-            if control
-                .stop
-                .is_some_and(|s| s.load(AtomicOrdering::Relaxed))
-            {
+            if control.stopping() {
                 let saved = match (&control.checkpoint_dir, every) {
                     (Some(dir), Some(e)) => Some(save_checkpoint(
-                        dir,
-                        options.board,
-                        &kernel,
-                        &guesses,
-                        quiet,
-                        &history,
-                        e,
+                        dir, board, &kernel, &guesses, quiet, &history, e,
                     )?),
                     _ => None,
                 };
@@ -284,7 +253,7 @@ pub(super) fn run(
                     quiet = 0;
                 }
                 let t = Instant::now();
-                let bad = certificate::violations(&guesses, &graph);
+                let bad = certificate::violations(&guesses, graph);
                 test_seconds += t.elapsed().as_secs_f64();
                 obs.richman_test(n, bad.len());
                 let mut per_class = vec![0u32; classes];
@@ -310,11 +279,11 @@ pub(super) fn run(
                 if let (Some(dir), Some(e)) = (&control.checkpoint_dir, every)
                     && !(e > 0 && n.is_multiple_of(e))
                 {
-                    save_checkpoint(dir, options.board, &kernel, &guesses, quiet, &history, e)?;
+                    save_checkpoint(dir, board, &kernel, &guesses, quiet, &history, e)?;
                 }
                 return Ok(None);
             }
-            check_widening(&kernel, options.board, |width| {
+            check_widening(&kernel, board, |width| {
                 resources::estimate_bytes(graph.nodes(), graph.edge_count(), width)
             })?;
             if kernel.ensure_capacity() {
@@ -345,7 +314,7 @@ pub(super) fn run(
                 && e > 0
                 && kernel.iteration().is_multiple_of(e)
             {
-                save_checkpoint(dir, options.board, &kernel, &guesses, quiet, &history, e)?;
+                save_checkpoint(dir, board, &kernel, &guesses, quiet, &history, e)?;
             }
         }
     })?;
@@ -364,45 +333,37 @@ pub(super) fn run(
     let mut certify_seconds = 0.0;
     let certificate = first_richman.map(|_| {
         timed(obs, "certify", &mut certify_seconds, || {
-            certificate::certify(&guesses, &graph)
+            certificate::certify(&guesses, graph)
         })
     });
     timings.certify = certify_seconds;
 
-    let mut kernel_stats = kernel_stats(&kernel, &graph);
+    let mut kernel_stats = kernel_stats(&kernel, graph);
     kernel_stats.proved_at = index
         .classes()
         .iter()
         .zip(&retirement.proved_at)
         .filter_map(|(ci, at)| Some((ci.material().to_string(), (*at)?)))
         .collect();
-    let stable_at = super::stable_at(&index, &guesses);
-    let changes = super::class_totals(&history, classes);
-    let reports = class_reports(
-        &index,
-        &guesses,
-        certificate.as_ref(),
-        Some(&stable_at),
-        Some(&changes),
-    );
-    Ok(Run::Finished(Box::new(Solution {
-        board: options.board,
-        method: Method::Iterate,
-        index,
-        graph,
-        iterations_run: kernel.iteration(),
-        kernel: Some(kernel),
-        guesses,
-        first_richman_iteration: first_richman,
-        classes: reports,
-        history,
-        settled: false,
-        richman_tests,
-        timings,
+    let nodes = graph.nodes();
+    let last_change = (0..nodes).map(|i| guesses.last_change(i)).collect();
+    let width = kernel.width().min(8);
+    let values = Images::new(guesses.into_values(), width);
+    let guess_changes = class_totals(&history, classes);
+    Ok(Run::Finished(Box::new(Outcome {
+        values,
         certificate,
-        kernel_stats: Some(kernel_stats),
-        solve_stats: None,
-        alpha_below_beta: Vec::new(),
-        beta: None,
+        iteration: Iteration {
+            first_richman_iteration: first_richman,
+            iterations_run: kernel.iteration(),
+            history,
+            settled: false,
+            richman_tests,
+            kernel: kernel_stats,
+            last_change,
+            guess_changes: Some(guess_changes),
+            settled_counts: None,
+            timings,
+        },
     })))
 }

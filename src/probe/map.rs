@@ -1,14 +1,13 @@
 //! Value maps: for a position, the value with the black king on each square of the board and
 //! everything else where it is (the heatmap of `bidtb map` and of `/api/map`).
 
-use num_traits::ToPrimitive;
 use serde_json::json;
 
+use super::{Tablebase, fraction};
 use crate::error::Error;
 use crate::fen;
 use crate::geometry::{Board, Square};
-use crate::guess::Value;
-use crate::probe::{Tablebase, class_as_queried, fraction};
+use crate::value::Value;
 
 /// The value of a position for every square of the black king.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,7 +16,7 @@ pub struct ValueMap {
     pub board: Board,
     /// The position asked about, as a FEN placement.
     pub fen: String,
-    /// The class as queried (`KRvK`, `KvKN`, ...).
+    /// The material as queried (`KRvK`, `KvKN`, `KRvKN`, ...).
     pub class: String,
     /// Where the black king is in the position asked about.
     pub black_king: Square,
@@ -35,46 +34,35 @@ impl ValueMap {
     /// The map of a FEN's position.
     pub fn of_fen(tb: &Tablebase, text: &str) -> Result<ValueMap, Error> {
         let parsed = fen::parse(text)?;
-        let (board, pos, mirrored) = (parsed.board, parsed.position, parsed.mirrored);
-        // The tables hold the white-piece form; with a black piece the real black king is
-        // the mirror's white king, on the flipped square.
-        let to_table = |s: Square| if mirrored { board.flip_ranks(s) } else { s };
-        let moving = if mirrored { pos.wk } else { pos.bk };
-        let fixed_king = if mirrored { pos.bk } else { pos.wk };
+        let (board, pos) = (parsed.board, parsed.position);
         let mut values = Vec::with_capacity(board.len());
         let mut betas = Vec::with_capacity(board.len());
         let mut pieces = Vec::new();
         for s in board.squares() {
-            let t = to_table(s);
-            if t == fixed_king {
-                pieces.push((s, if mirrored { 'k' } else { 'K' }));
+            if let Some(i) = pos.at(s).filter(|&i| i != 1) {
+                let m = pos.man(i);
+                pieces.push((s, m.role.fen_letter(m.color)));
                 values.push(None);
                 betas.push(None);
                 continue;
             }
-            if let Some((p, _)) = pos.piece.filter(|&(_, q)| q == t) {
-                let c = p.letter();
-                pieces.push((s, if mirrored { c.to_ascii_lowercase() } else { c }));
-                values.push(None);
-                betas.push(None);
-                continue;
-            }
-            let mut there = pos;
-            if mirrored {
-                there.wk = t;
+            // The black king on s; an en-passant right stays where it still can be.
+            let moved = pos.moved(1, s);
+            let kept = moved.with_ep(pos.ep());
+            let there = if kept.validate(board).is_ok() {
+                kept
             } else {
-                there.bk = t;
-            }
+                moved
+            };
             let entry = tb.entry(board, &there)?;
-            let entry = if mirrored { entry.flipped() } else { entry };
             values.push(Some(entry.value));
             betas.push(entry.beta);
         }
         Ok(ValueMap {
             board,
-            fen: fen::write(board, &pos, mirrored),
-            class: class_as_queried(&pos, mirrored),
-            black_king: to_table(moving),
+            fen: fen::write(board, &pos),
+            class: pos.material().to_string(),
+            black_king: pos.bk(),
             pieces,
             values,
             betas,
@@ -116,11 +104,7 @@ impl ValueMap {
             .collect();
         let approx: Vec<Vec<Option<f64>>> = rows
             .iter()
-            .map(|r| {
-                r.iter()
-                    .map(|&s| self.at(s).and_then(|v| v.to_f64()))
-                    .collect()
-            })
+            .map(|r| r.iter().map(|&s| self.at(s).map(Value::to_f64)).collect())
             .collect();
         let mut out = json!({
             "board": self.board.to_string(),

@@ -5,13 +5,13 @@
 //! The file is plain CSV with a header line: `iteration`, then `changed_<Class>` for every
 //! class of the board, then `violations_<Class>` for every class; a violations cell is empty
 //! where no test ran. A run of the iteration that knew the exact values beforehand (the
-//! default; see [`crate::settle`]) computes no intermediate guesses: its columns are
+//! default; see [`super::settle`]) computes no intermediate guesses: its columns are
 //! `settled_<Class>`, the positions whose guess reached its final value at n.
 
 use std::path::Path;
 
+use super::Iteration;
 use crate::error::Error;
-use crate::generate::Solution;
 
 /// One line of the record.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,16 +37,16 @@ pub struct Convergence {
 }
 
 impl Convergence {
-    /// The record of a run.
-    pub fn of(sol: &Solution) -> Convergence {
-        let classes = sol.classes.iter().map(|(m, _)| m.to_string()).collect();
-        let rows = sol
+    /// The record of an iteration run over materials named `classes` (in the index's
+    /// order).
+    pub fn of(classes: Vec<String>, it: &Iteration) -> Convergence {
+        let rows = it
             .history
             .iter()
             .map(|r| Row {
                 n: r.n,
                 changed: r.changed.iter().map(|&c| c as u64).collect(),
-                violations: sol
+                violations: it
                     .richman_tests
                     .iter()
                     .find(|t| t.n == r.n)
@@ -56,7 +56,7 @@ impl Convergence {
         Convergence {
             classes,
             rows,
-            settled: sol.settled,
+            settled: it.settled,
         }
     }
 
@@ -183,14 +183,22 @@ mod tests {
     use super::*;
     use crate::{Board, Options, generate};
 
+    fn record(sol: &generate::Solution) -> Convergence {
+        let classes = sol.classes.iter().map(|(m, _)| m.to_string()).collect();
+        Convergence::of(classes, sol.iteration().unwrap())
+    }
+
     #[test]
     fn the_record_of_a_run_round_trips_and_adds_up() {
         let mut options = Options::new(Board::new(4, 3).unwrap());
         options.guesses = true;
         let sol = generate::solve(&options, &generate::Silent);
-        let rec = Convergence::of(&sol);
+        let rec = record(&sol);
         assert!(!rec.settled);
-        assert_eq!(rec.rows.len() as u32, sol.iterations_run);
+        assert_eq!(
+            rec.rows.len() as u32,
+            sol.iteration().unwrap().iterations_run
+        );
         // The counts add up to each class's guess changes in the summary.
         for (c, (_, report)) in sol.classes.iter().enumerate() {
             let total: u64 = rec.rows.iter().map(|r| r.changed[c]).sum();
@@ -212,14 +220,18 @@ mod tests {
     #[test]
     fn the_settled_record_counts_last_changes() {
         let sol = generate::solve(&Options::new(Board::new(4, 3).unwrap()), &generate::Silent);
-        let rec = Convergence::of(&sol);
+        let rec = record(&sol);
         assert!(rec.settled);
-        assert_eq!(rec.rows.len() as u32, sol.iterations_run);
+        assert_eq!(
+            rec.rows.len() as u32,
+            sol.iteration().unwrap().iterations_run
+        );
         for (c, (_, report)) in sol.classes.iter().enumerate() {
             let total: u64 = rec.rows.iter().map(|r| r.changed[c]).sum();
             assert_eq!(Some(total), report.settled);
             let range = sol.index.class_range(c);
-            let moved = range.filter(|&i| sol.guesses.last_change(i) > 0).count() as u64;
+            let last = &sol.iteration().unwrap().last_change;
+            let moved = range.filter(|&i| last[i] > 0).count() as u64;
             assert_eq!(total, moved);
         }
         let csv = rec.to_csv();

@@ -10,29 +10,10 @@
 
 use std::cmp::Ordering;
 
-use num_traits::{One, Zero};
 use rayon::prelude::*;
 
-use crate::guess::{Value, fixed_point};
-use crate::kernel::Fresh;
-use crate::rational::inverse_mod;
-
-/// The Stern–Brocot parents (L, R) of `s` in [0, 1]: None for an end that does not
-/// constrain (s = 0: both; s = 1: R).
-pub fn parents(s: &Value) -> (Option<Value>, Option<Value>) {
-    let (p, q) = (s.numer(), s.denom());
-    if p.is_zero() {
-        return (None, None);
-    }
-    if q.is_one() {
-        return (Some(Value::zero()), None);
-    }
-    // L = a/b with p·b − a·q = 1 and 0 < b < q: b = p⁻¹ mod q. R = (p − a)/(q − b).
-    let b = inverse_mod(p, q).expect("values are in lowest terms");
-    let a = (p * &b - 1u8) / q;
-    let (c, d) = (p - &a, q - &b);
-    (Some(Value::new_raw(a, b)), Some(Value::new_raw(c, d)))
-}
+use super::kernel::Fresh;
+use crate::value::{Value, fixed_point, parents};
 
 /// One node's parents at the kernel's width: where their fixed-point images are, and
 /// their top limbs, which decide nearly every comparison without a read of the images.
@@ -156,63 +137,6 @@ impl Settling {
             Ordering::Less => true,
             Ordering::Equal => !cell.upper_exact,
             Ordering::Greater => false,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::guess::simplest_between;
-
-    /// Whether `s` is the simplest rational of [lo, hi] by the parents rule.
-    fn settled_by_parents(s: &Value, lo: &Value, hi: &Value) -> bool {
-        let (l, r) = parents(s);
-        l.is_none_or(|l| &l < lo) && r.is_none_or(|r| hi < &r) && lo <= s && s <= hi
-    }
-
-    fn v(n: u64, d: u64) -> Value {
-        Value::new(n.into(), d.into())
-    }
-
-    #[test]
-    fn parents_are_the_farey_neighbours() {
-        assert_eq!(parents(&v(0, 1)), (None, None));
-        assert_eq!(parents(&v(1, 1)), (Some(v(0, 1)), None));
-        assert_eq!(parents(&v(1, 2)), (Some(v(0, 1)), Some(v(1, 1))));
-        assert_eq!(parents(&v(3, 8)), (Some(v(1, 3)), Some(v(2, 5))));
-        // 7463/8192 (SPEC §4) is the mediant of its parents.
-        let (l, r) = parents(&v(7463, 8192));
-        let (l, r) = (l.unwrap(), r.unwrap());
-        assert!(l < v(7463, 8192) && v(7463, 8192) < r);
-        assert_eq!(l.denom() + r.denom(), 8192u32.into());
-        assert_eq!(l.numer() + r.numer(), 7463u32.into());
-    }
-
-    /// Against the simplest-rational function itself, over every interval with ends of
-    /// denominator up to 12: s is the simplest rational of [lo, hi] exactly when the
-    /// parents rule says so.
-    #[test]
-    fn the_parents_rule_is_the_simplest_rational_rule() {
-        let mut ends = Vec::new();
-        for q in 1..=12u64 {
-            for p in 0..=q {
-                ends.push(v(p, q));
-            }
-        }
-        ends.sort();
-        ends.dedup();
-        for lo in &ends {
-            for hi in ends.iter().filter(|h| *h >= lo) {
-                let simplest = simplest_between(lo, hi);
-                for s in ends.iter().filter(|s| lo <= *s && *s <= hi) {
-                    assert_eq!(
-                        settled_by_parents(s, lo, hi),
-                        &simplest == s,
-                        "s {s} in [{lo}, {hi}], simplest {simplest}"
-                    );
-                }
-            }
         }
     }
 }

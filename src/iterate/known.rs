@@ -2,77 +2,100 @@
 //! ([`crate::solve`], about a second on 8x8), then αₙ and βₙ are iterated exactly as in the
 //! study, but instead of computing every intermediate guess, each position's last change is
 //! found as the first n at which αₙ, βₙ lie strictly inside the Stern–Brocot cell of its
-//! value ([`crate::settle`]). Same first Richman iteration, same per-class `stable_at`, same
+//! value ([`super::settle`]). Same first Richman iteration, same per-class `stable_at`, same
 //! tables; positions whose last change is found are dropped from the kernel
 //! ([`Kernel::compact`]) once no unsettled position needs them, so that the iteration runs
 //! on a dense array of the few positions still needed (on 8x8 about 51,000 of 220,000
 //! from iteration 320 on).
 
-use std::sync::atomic::Ordering as AtomicOrdering;
 use std::time::Instant;
 
-use super::{
-    Control, IterationRecord, Method, Observer, Options, Run, Solution, Timings, class_reports,
-    timed,
-};
+use super::kernel::Kernel;
+use super::settle::Settling;
+use super::{Iteration, IterationRecord, Outcome, Run, Settings, Timings, class_totals};
 use crate::error::Error;
 use crate::graph::Graph;
-use crate::guess::Value;
 use crate::index::Index;
-use crate::kernel::Kernel;
+use crate::progress::{Control, Observer, timed};
 use crate::resources;
-use crate::settle::Settling;
-use crate::solve::{self, Bound, Candidate, Settings, SolveError};
+use crate::solve::{self, Bound, Candidate, Game, Settings as SolveSettings, SolveError};
+use crate::value::Value;
 
 /// Look for positions to drop after this many iterations, then this many more each time.
 const RETIRE_EVERY: u32 = 64;
 
-/// The exact values, if the solve method proves them (α = β everywhere); None otherwise
-/// (the caller falls back to the guesses), Err if stopped.
+/// What solving the exact values first gave.
+pub(super) enum Exact {
+    /// The values, proved α = β everywhere, and the seconds the solve took.
+    Solved(Box<Candidate>, f64),
+    /// α < β somewhere, or no proof: the guesses must be computed.
+    Unproved,
+    /// The run was asked to stop.
+    Stopped,
+}
+
+/// The exact values, if the solve method proves them (α = β everywhere).
 pub(super) fn exact_values(
     graph: &Graph,
     obs: &dyn Observer,
     control: &Control<'_>,
-) -> Result<Option<Candidate>, ()> {
-    let go_on = |_: solve::Event<'_>| {
-        !control
-            .stop
-            .is_some_and(|s| s.load(AtomicOrdering::Relaxed))
-    };
-    match solve::solve_bound(graph, Bound::Alpha, &Settings::default(), &go_on) {
-        Ok(c) if c.certificate.certified() => Ok(Some(c)),
+) -> Result<Exact, Error> {
+    let go_on = |_: solve::Event<'_>| !control.stopping();
+    let mut seconds = 0.0;
+    let solved = timed(obs, "solve", &mut seconds, || {
+        solve::solve_bound(
+            Game::closed(graph),
+            Bound::Alpha,
+            &SolveSettings::default(),
+            &go_on,
+        )
+    });
+    Ok(match solved {
+        Ok(c) if c.certificate.certified() => Exact::Solved(Box::new(c), seconds),
         Ok(_) => {
             obs.notice("alpha < beta somewhere: computing the guesses instead");
-            Ok(None)
+            Exact::Unproved
         }
         Err(SolveError::Failed(why)) => {
             obs.notice(&format!(
                 "no exact values ({why}): computing the guesses instead"
             ));
-            Ok(None)
+            Exact::Unproved
         }
-        Err(SolveError::Stopped) => Err(()),
-    }
+        Err(SolveError::Stopped) => Exact::Stopped,
+    })
 }
 
-/// The iteration with known exact values `exact`, after `timings.solve` seconds of solving.
+/// The iteration with known exact values `exact`, after `solve_seconds` of solving.
 pub(super) fn run(
-    options: &Options,
+    index: &Index,
+    graph: &Graph,
+    options: &Settings,
     obs: &dyn Observer,
     control: &Control<'_>,
-    index: Index,
-    graph: Graph,
-    exact: Candidate,
-    mut timings: Timings,
+    exact: Box<Candidate>,
+    solve_seconds: f64,
 ) -> Result<Run, Error> {
+    let board = index.board();
+    let mut timings = Timings {
+        solve: solve_seconds,
+        ..Timings::default()
+    };
     let classes = index.classes().len();
     let positions = graph.positions();
     let class_of: Vec<u8> = (0..positions).map(|i| index.class_of(i) as u8).collect();
-    let mut kernel = Kernel::new(
-        &graph,
-        super::iterate::initial_width(options.max_iterations),
-    );
-    let values: Vec<&Value> = (0..graph.nodes()).map(|i| exact.guesses.value(i)).collect();
+    let width = super::guessing::initial_width(options.max_iterations);
+    resources::check(
+        resources::estimate_compacted_bytes(
+            positions + 2,
+            graph.nodes(),
+            graph.edge_count(),
+            width,
+        ),
+        &format!("iterating {board}"),
+    )?;
+    let mut kernel = Kernel::new(graph, width);
+    let values: Vec<&Value> = exact.values.values().iter().collect();
     let mut settling = timed(obs, "parents", &mut timings.parents, || {
         Settling::new(&values, kernel.width())
     });
@@ -93,13 +116,10 @@ pub(super) fn run(
             if open == 0 || options.max_iterations.is_some_and(|m| n >= m) {
                 return Ok(false);
             }
-            if control
-                .stop
-                .is_some_and(|s| s.load(AtomicOrdering::Relaxed))
-            {
+            if control.stopping() {
                 return Ok(true);
             }
-            super::iterate::check_widening(&kernel, options.board, |width| {
+            super::guessing::check_widening(&kernel, board, |width| {
                 resources::estimate_compacted_bytes(
                     kernel.nodes(),
                     graph.nodes(),
@@ -150,46 +170,30 @@ pub(super) fn run(
     timings.retirement = retire_seconds;
     // The certificate ran inside the solve stage (and its seconds are part of it).
     timings.certify = exact.stats.certify_seconds;
+    let settled_counts = class_totals(&history, classes);
+    let kernel_stats = super::guessing::kernel_stats(&kernel, graph);
     let Candidate {
-        mut guesses,
+        values,
         certificate,
         ..
-    } = exact;
-    guesses.set_last_changes(last_change);
-    let stable_at = super::stable_at(&index, &guesses);
-    let settled_count = super::class_totals(&history, classes);
+    } = *exact;
     // A capped run has not found every last change: it publishes neither values nor
     // tables.
     let certificate = first_richman.is_some().then_some(certificate);
-    let mut reports = class_reports(
-        &index,
-        &guesses,
-        certificate.as_ref(),
-        Some(&stable_at),
-        None,
-    );
-    for (c, (_, r)) in reports.iter_mut().enumerate() {
-        r.settled = Some(settled_count[c]);
-    }
-    let kernel_stats = super::iterate::kernel_stats(&kernel, &graph);
-    Ok(Run::Finished(Box::new(Solution {
-        board: options.board,
-        method: Method::Iterate,
-        index,
-        graph,
-        iterations_run: kernel.iteration(),
-        kernel: None,
-        guesses,
-        first_richman_iteration: first_richman,
-        classes: reports,
-        history,
-        settled: true,
-        richman_tests: Vec::new(),
-        timings,
+    Ok(Run::Finished(Box::new(Outcome {
+        values,
         certificate,
-        kernel_stats: Some(kernel_stats),
-        solve_stats: None,
-        alpha_below_beta: Vec::new(),
-        beta: None,
+        iteration: Iteration {
+            first_richman_iteration: first_richman,
+            iterations_run: kernel.iteration(),
+            history,
+            settled: true,
+            richman_tests: Vec::new(),
+            kernel: kernel_stats,
+            last_change,
+            guess_changes: None,
+            settled_counts: Some(settled_counts),
+            timings,
+        },
     })))
 }

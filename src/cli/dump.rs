@@ -1,0 +1,63 @@
+//! `bidtb dump`: every stored position of a material's table, one line each: its FEN, α,
+//! β, its T and T′ levels. An export for other programs, and the way two tables (of two
+//! format versions, or two builds) are compared position by position.
+
+use std::io::Write;
+use std::path::Path;
+
+use bidtb::error::Error;
+use bidtb::geometry::Board;
+use bidtb::material::Material;
+use bidtb::probe::Tablebase;
+use bidtb::table::UNREACHED;
+
+fn level(l: u32) -> String {
+    if l == UNREACHED {
+        "-".into()
+    } else {
+        l.to_string()
+    }
+}
+
+pub(super) fn run(dir: &Path, board: Board, material: &str) -> Result<(), (u8, Error)> {
+    let material: Material = material.parse().map_err(|e| (2, e))?;
+    let (stored, mirrored) = material.stored();
+    if mirrored {
+        return Err((
+            2,
+            Error::Usage(format!(
+                "{material} is answered through its mirror: dump {stored} instead"
+            )),
+        ));
+    }
+    let tables = Tablebase::open_board(dir, board).map_err(|e| (1, e))?;
+    let t = tables.table(board, stored).map_err(|e| (1, e))?;
+    let out = &mut std::io::BufWriter::new(std::io::stdout().lock());
+    let io = |e: std::io::Error| (1, Error::io("stdout", e));
+    writeln!(out, "# fen alpha beta T-level T'-level").map_err(io)?;
+    for i in 0..t.len() {
+        let key = t.key(i);
+        let pos = bidtb::index::position_of_key(board, stored, key).ok_or_else(|| {
+            (
+                1,
+                Error::Table {
+                    path: t.path().display().to_string(),
+                    reason: format!("key {key} is not a position of {stored}"),
+                },
+            )
+        })?;
+        let alpha = t.value(i).map_err(|e| (1, e))?;
+        let beta = t.beta_if_above(i).map_err(|e| (1, e))?;
+        writeln!(
+            out,
+            "{} {} {} {} {}",
+            bidtb::fen::write(board, &pos),
+            alpha.fraction(),
+            beta.as_ref().unwrap_or(&alpha).fraction(),
+            level(t.level_white(i)),
+            level(t.level_black(i))
+        )
+        .map_err(io)?;
+    }
+    out.flush().map_err(io)
+}

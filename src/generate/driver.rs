@@ -1,0 +1,162 @@
+//! The driver above the jobs: the materials a request needs, in dependency order, each
+//! solved as a job of its own whose exits read the values of the materials finished
+//! before it from a [`Store`] (tables on disk for the command line, solutions in memory
+//! for the library and the tests). A material that the store already holds and that was
+//! not asked for is reused, never redone.
+//!
+//! The study's iteration is the exception: it runs the six three-piece materials jointly,
+//! as one job, because its published iteration counts are defined that way; it takes no
+//! other material.
+
+use super::{Control, Known, Method, Observer, Options, Run, Solution, Solved, solve_job};
+use crate::error::Error;
+use crate::material::Material;
+use crate::value::Imaged;
+
+/// Where finished materials go and where later jobs read their exits from.
+pub trait Store: Solved {
+    /// Whether the store holds material `m`, finished and usable.
+    fn has(&self, m: Material) -> bool;
+    /// Get ready to answer [`Solved::known`] for the materials `needed` (open their
+    /// tables); called before each job.
+    fn prepare(&mut self, _needed: &[Material]) -> Result<(), Error> {
+        Ok(())
+    }
+    /// Keep a finished job (write its tables, remember its values).
+    fn keep(&mut self, solution: Solution) -> Result<(), Error>;
+}
+
+/// Solutions kept in memory.
+#[derive(Default)]
+pub struct InMemory {
+    /// The finished jobs, in order.
+    pub solutions: Vec<Solution>,
+}
+
+impl Solved for InMemory {
+    fn known(&self, material: Material, key: u64) -> Result<Known, Error> {
+        for sol in &self.solutions {
+            if let Some(c) = sol.index.class_number(material) {
+                let local = sol.index.classes()[c].find(key).ok_or_else(|| {
+                    Error::Usage(format!("{material} has no position with key {key}"))
+                })?;
+                let g = sol.index.class_range(c).start + local;
+                let level = |cert: Option<&crate::certificate::Certificate>, white: bool| {
+                    cert.map_or(crate::certificate::UNREACHED, |c| {
+                        if white {
+                            c.white_levels[g]
+                        } else {
+                            c.black_levels[g]
+                        }
+                    })
+                };
+                return Ok(Known {
+                    alpha: sol.values.value(g).clone(),
+                    beta: sol.beta_values().value(g).clone(),
+                    level_white: level(sol.certificate.as_ref(), true),
+                    level_black: level(sol.beta_certificate(), false),
+                });
+            }
+        }
+        Err(Error::Usage(format!("{material} has not been solved")))
+    }
+}
+
+impl Store for InMemory {
+    fn has(&self, m: Material) -> bool {
+        self.solutions
+            .iter()
+            .any(|s| s.index.class_number(m).is_some())
+    }
+    fn keep(&mut self, solution: Solution) -> Result<(), Error> {
+        self.solutions.push(solution);
+        Ok(())
+    }
+}
+
+/// The jobs of a request, in order: each a list of materials solved jointly. A material
+/// the store holds is skipped unless it was asked for; with `resume`, even then.
+pub fn jobs(
+    options: &Options,
+    store: &dyn Store,
+    resume: bool,
+) -> Result<Vec<Vec<Material>>, Error> {
+    let three = Material::three_piece();
+    match options.method {
+        Method::Iterate => {
+            if let Some(m) = options.materials.iter().find(|m| !three.contains(m)) {
+                return Err(Error::Usage(format!(
+                    "the iterate method (the study's iteration) runs on the three-piece \
+                     materials only, jointly; {m} needs --method solve"
+                )));
+            }
+            Ok(vec![three.to_vec()])
+        }
+        Method::Solve => Ok(Material::with_dependencies(&options.materials)
+            .into_iter()
+            .filter(|m| (options.materials.contains(m) && !resume) || !store.has(*m))
+            .map(|m| vec![m])
+            .collect()),
+    }
+}
+
+/// How a driven run ended.
+pub enum Driven {
+    /// Every job finished (each kept by the store); the materials of each job, in order.
+    Finished(Vec<Vec<Material>>),
+    /// A job was stopped: its materials, the iteration reached, the checkpoint saved.
+    Interrupted {
+        /// The materials of the job under way.
+        materials: Vec<Material>,
+        /// The iteration reached (0 for the solve method).
+        n: u32,
+        /// The checkpoint written, if any.
+        checkpoint: Option<std::path::PathBuf>,
+    },
+}
+
+/// Run every job of a request in order, each kept by `store` before the next starts.
+pub fn run(
+    options: &Options,
+    obs: &dyn Observer,
+    control: &Control<'_>,
+    store: &mut dyn Store,
+) -> Result<Driven, Error> {
+    let jobs = jobs(options, store, control.resume)?;
+    let total = jobs.len();
+    let mut done = Vec::new();
+    for (k, materials) in jobs.into_iter().enumerate() {
+        let name = materials
+            .iter()
+            .map(Material::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        obs.material(k + 1, total, &name);
+        let needed: Vec<Material> = Material::with_dependencies(&materials)
+            .into_iter()
+            .filter(|m| !materials.contains(m))
+            .collect();
+        store.prepare(&needed)?;
+        match solve_job(options, &materials, obs, control, &*store)? {
+            Run::Finished(sol) => store.keep(*sol)?,
+            Run::Interrupted { n, checkpoint } => {
+                return Ok(Driven::Interrupted {
+                    materials,
+                    n,
+                    checkpoint,
+                });
+            }
+        }
+        done.push(materials);
+    }
+    Ok(Driven::Finished(done))
+}
+
+/// Solve a request in memory: every job, in order; their solutions.
+pub fn solve_all(options: &Options, obs: &dyn Observer) -> Result<Vec<Solution>, Error> {
+    let mut store = InMemory::default();
+    match run(options, obs, &Control::default(), &mut store)? {
+        Driven::Finished(_) => Ok(store.solutions),
+        Driven::Interrupted { .. } => unreachable!("without a stop flag a run never stops"),
+    }
+}

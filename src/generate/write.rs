@@ -1,0 +1,225 @@
+//! The write stage: a finished job's tables on disk, atomically, and the [`TableStore`]
+//! that the command line's driver keeps finished jobs in. Later jobs read their exits'
+//! values back from those tables (memory-mapped), so a run of many materials holds one
+//! material's work in memory at a time.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::driver::Store;
+use super::report::{self, Summary};
+use super::{Known, Solution, Solved};
+use crate::atomic;
+use crate::error::Error;
+use crate::geometry::Board;
+use crate::material::Material;
+use crate::table::{self, Table};
+use crate::value::Value;
+
+/// Write the table file of every material of a job, unless it has no certificate or a
+/// failed one that was not accepted. All files of the job or none: a failure (a full
+/// disk) leaves the previous tables intact. Returns how many files were written.
+pub fn write_tables(sol: &Solution, dir: &Path, accept_failed: bool) -> Result<usize, Error> {
+    let Some(contents) = report::table_contents(sol) else {
+        return Ok(0);
+    };
+    if !sol.certified() && !accept_failed {
+        return Ok(0);
+    }
+    let files: Vec<(PathBuf, Vec<u8>)> = contents
+        .iter()
+        .map(|c| (dir.join(table::file_name(c.material)), table::encode(c)))
+        .collect();
+    atomic::write_all_atomic(&files)?;
+    Ok(files.len())
+}
+
+/// An account of a failed certificate: what failed, how often, the first few positions.
+pub fn certificate_failures(sol: &Solution) -> Option<String> {
+    let cert = sol.certificate.as_ref().filter(|_| !sol.certified())?;
+    let beta_cert = sol.beta_certificate().unwrap_or(cert);
+    let mut text = String::new();
+    for (what, list) in [
+        ("Richman equations fail", &cert.violations),
+        (
+            "positions with s > 0 lie outside White's closure (alpha = s unproved)",
+            &cert.alpha_failures,
+        ),
+        (
+            "positions with s < 1 lie outside Black's closure (beta = s unproved)",
+            &beta_cert.beta_failures,
+        ),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        let first: Vec<String> = list
+            .iter()
+            .take(5)
+            .map(|&p| {
+                let pos = sol.index.position(p as usize);
+                format!("{} {}", pos.material(), crate::fen::write(sol.board, &pos))
+            })
+            .collect();
+        text += &format!("{} {what}; first: {}\n", list.len(), first.join(", "));
+    }
+    Some(text)
+}
+
+/// An open table with its dictionary decoded, to answer exits from.
+struct Opened {
+    table: Table,
+    dictionary: Vec<Value>,
+}
+
+/// Tables on disk in `DIR/FxR`: each finished job's tables are written there at once,
+/// and later jobs read their exits from them. It also gathers what the run reports.
+pub struct TableStore {
+    dir: PathBuf,
+    board: Board,
+    accept_uncertified: bool,
+    opened: HashMap<Material, Opened>,
+    /// The summary of the jobs kept so far.
+    pub summary: Summary,
+    /// The lines of `quiescent.txt` so far.
+    pub quiescent: String,
+    /// The lines of `alpha-below-beta.txt` so far.
+    pub alpha_below_beta: String,
+    /// Table files written so far.
+    pub written: usize,
+    /// The iteration's record of the last job, where the iterate method ran
+    /// (`convergence.csv`).
+    pub convergence: Option<String>,
+}
+
+impl TableStore {
+    /// A store in `dir` (the board's directory) for a run of `summary`'s method.
+    pub fn new(dir: &Path, board: Board, accept_uncertified: bool, summary: Summary) -> TableStore {
+        TableStore {
+            dir: dir.to_path_buf(),
+            board,
+            accept_uncertified,
+            opened: HashMap::new(),
+            summary,
+            quiescent: String::new(),
+            alpha_below_beta: String::new(),
+            written: 0,
+            convergence: None,
+        }
+    }
+
+    fn path(&self, m: Material) -> PathBuf {
+        self.dir.join(table::file_name(m))
+    }
+
+    /// The table of `m` if it opens and is a certified table of `m` on this board.
+    fn usable(&self, m: Material) -> Result<Table, Error> {
+        let path = self.path(m);
+        let t = Table::open(&path)?;
+        let info = t.info();
+        let wrong = |why: String| Error::Table {
+            path: path.display().to_string(),
+            reason: why,
+        };
+        if info.board != self.board || info.material != m {
+            return Err(wrong(format!(
+                "holds {} on {}, not {m} on {}",
+                info.material, info.board, self.board
+            )));
+        }
+        if !info.certified() {
+            return Err(wrong("its values are not certified".into()));
+        }
+        Ok(t)
+    }
+}
+
+impl Solved for TableStore {
+    fn known(&self, material: Material, key: u64) -> Result<Known, Error> {
+        let o = self.opened.get(&material).ok_or_else(|| {
+            Error::Usage(format!("{material}'s table was not opened before the job"))
+        })?;
+        let i = o.table.find(key).ok_or_else(|| Error::Table {
+            path: o.table.path().display().to_string(),
+            reason: format!("no position with key {key}"),
+        })?;
+        let value = |rank: u32| o.dictionary[rank as usize].clone();
+        Ok(Known {
+            alpha: value(o.table.rank(i)),
+            beta: value(o.table.rank_beta(i)),
+            level_white: o.table.level_white(i),
+            level_black: o.table.level_black(i),
+        })
+    }
+}
+
+impl Store for TableStore {
+    fn has(&self, m: Material) -> bool {
+        self.usable(m).is_ok()
+    }
+
+    fn prepare(&mut self, needed: &[Material]) -> Result<(), Error> {
+        for &m in needed {
+            if self.opened.contains_key(&m) {
+                continue;
+            }
+            let table = self.usable(m).map_err(|e| match e {
+                Error::Io { .. } => Error::MissingTable {
+                    path: self.path(m).display().to_string(),
+                    board: self.board.to_string(),
+                    dir: self
+                        .dir
+                        .parent()
+                        .unwrap_or(Path::new("."))
+                        .display()
+                        .to_string(),
+                    material: m.to_string(),
+                },
+                other => other,
+            })?;
+            let dictionary = (0..table.info().dictionary_len)
+                .map(|k| table.dictionary_value(k))
+                .collect::<Result<_, Error>>()?;
+            if !self.summary.materials.contains(&m.to_string()) {
+                self.summary.reused.push(m.to_string());
+            }
+            self.opened.insert(m, Opened { table, dictionary });
+        }
+        Ok(())
+    }
+
+    fn keep(&mut self, sol: Solution) -> Result<(), Error> {
+        // A failed certificate stops the run: no later material may read from it.
+        let failed = sol.converged() && !sol.certified();
+        self.written += write_tables(&sol, &self.dir, self.accept_uncertified)?;
+        self.summary.add(&sol);
+        self.quiescent += &report::quiescent_lines(&sol);
+        self.alpha_below_beta += &report::alpha_below_beta_lines(&sol);
+        if let Some(it) = sol.iteration() {
+            let classes = sol.classes.iter().map(|(m, _)| m.to_string()).collect();
+            self.convergence =
+                Some(crate::iterate::convergence::Convergence::of(classes, it).to_csv());
+        }
+        // Tables just written replace any opened before under the same name.
+        for (m, _) in &sol.classes {
+            self.opened.remove(m);
+        }
+        if failed && !self.accept_uncertified {
+            let what = sol
+                .classes
+                .iter()
+                .map(|(m, _)| m.to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
+            let mut text = format!(
+                "the certificate of {what} on {} failed; pass --allow-uncertified to accept it",
+                self.board
+            );
+            if let Some(failures) = certificate_failures(&sol) {
+                text = format!("{failures}{text}");
+            }
+            return Err(Error::Uncertified(text));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,71 @@
+//! How a long run reports what it does and how it is steered: the [`Observer`] that
+//! receives stages, iterations and notices (progress bars, logs), and the [`Control`] that
+//! carries checkpoints, resumption and the stop flag. Both methods and the generation
+//! pipeline above them use these; nothing here knows either method.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// What a run reports as it goes (progress bars, logs). Every method has a no-op default.
+pub trait Observer: Sync {
+    /// A named stage starts.
+    fn stage(&self, _name: &str) {}
+    /// A stage ended after `seconds`.
+    fn stage_done(&self, _name: &str, _seconds: f64) {}
+    /// Material `k` (from 1) of `total` starts: `name` (a run over several materials).
+    fn material(&self, _k: usize, _total: usize, _name: &str) {}
+    /// Iteration `n` is done; `changed` guesses changed; values use `bits` fraction bits.
+    fn iteration(&self, _n: u32, _changed: usize, _bits: usize) {}
+    /// A Richman test ran at iteration `n` and found `violations` failing equations
+    /// (a lower bound when the cheap filter already failed).
+    fn richman_test(&self, _n: u32, _violations: usize) {}
+    /// Something the user should know (a checkpoint skipped, a run resumed).
+    fn notice(&self, _text: &str) {}
+    /// A line of detail on a long stage (the solve method's rounds), for the progress
+    /// display only.
+    fn notice_detail(&self, _text: &str) {}
+    /// The solve method's exact evaluation has solved `done` of `total` components.
+    fn components(&self, _done: usize, _total: usize) {}
+    /// The solve method is refining a system of `positions` positions, now at `bits` bits.
+    fn refinement(&self, _positions: usize, _bits: u64) {}
+}
+
+/// An observer that reports nothing.
+pub struct Silent;
+impl Observer for Silent {}
+
+/// Checkpoints, resumption and interruption of a run (all off by default).
+#[derive(Debug, Default)]
+pub struct Control<'a> {
+    /// Where checkpoints are saved and looked for (`DIR/FxR`).
+    pub checkpoint_dir: Option<PathBuf>,
+    /// Save a checkpoint every this many iterations, when stopped, and at the cap (None:
+    /// never, unless the checkpoint resumed from carries an interval).
+    pub checkpoint_every: Option<u32>,
+    /// The solve method: also save its state every this many seconds while it runs (it
+    /// always saves it when stopped, if `checkpoint_dir` is set).
+    pub checkpoint_seconds: Option<u64>,
+    /// Start from the newest valid checkpoint in `checkpoint_dir` (from the start if there
+    /// is none).
+    pub resume: bool,
+    /// Checked between steps; once set, the run saves a checkpoint (if checkpoints are on)
+    /// and stops.
+    pub stop: Option<&'a AtomicBool>,
+}
+
+impl Control<'_> {
+    /// Whether the run has been asked to stop.
+    pub fn stopping(&self) -> bool {
+        self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+}
+
+/// Run `f` as the stage `name`: announce it, time it into `seconds`, report its end.
+pub fn timed<T>(obs: &dyn Observer, name: &str, seconds: &mut f64, f: impl FnOnce() -> T) -> T {
+    obs.stage(name);
+    let t = std::time::Instant::now();
+    let out = f();
+    *seconds = t.elapsed().as_secs_f64();
+    obs.stage_done(name, *seconds);
+    out
+}

@@ -1,0 +1,294 @@
+//! Checkpoints of the solve method (`DIR/FxR/solve.ckpt`): the kept state of each bound
+//! solved so far ([`super::keep`]): α's, and β's after it when β is solved apart. One file
+//! per board directory, for the job under way (it names the job's materials), replaced
+//! atomically at each save, removed when the run finishes.
+//!
+//! The file is framed in bidtb's container ([`crate::container`]): a 112-byte header (magic
+//! `BIDTBSOL`, format version, length, files, ranks, the graph's node and option counts,
+//! the job's materials by name, the body length and its CRC-32, the header's CRC-32), then
+//! the body: the states in postcard's encoding (a sequence of [`BoundState`]). Loading
+//! refuses anything that is not a regular file, reads the header first and never more of
+//! the body than the header states, and refuses, with an error naming the file, anything
+//! truncated, corrupted, of another version, board or graph; states whose strategies are
+//! not moves of this graph are refused too. A checkpoint of another job's materials is
+//! left alone (the job starts from the beginning). Values kept in a checkpoint are not
+//! trusted: the certificate checks every value that leaves a solve.
+
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use super::{BoundState, BoundStateRef};
+use crate::container::{Fields, HeaderWriter, open_regular, read_body, read_header};
+use crate::error::Error;
+use crate::geometry::Board;
+use crate::graph::Graph;
+use crate::material::Material;
+
+/// The first eight bytes of a solve checkpoint.
+pub const MAGIC: [u8; 8] = *b"BIDTBSOL";
+/// The format version.
+pub const VERSION: u32 = 2;
+/// The file name in a board's directory.
+pub const FILE_NAME: &str = "solve.ckpt";
+const HEADER_LEN: usize = 112;
+/// Bytes of the materials' names in the header (comma-separated, zero-padded).
+const NAMES_LEN: usize = 48;
+
+/// The checkpoint file of a board's directory.
+pub fn path(dir: &Path) -> PathBuf {
+    dir.join(FILE_NAME)
+}
+
+/// The job's materials as the header names them.
+fn names(materials: &[Material]) -> [u8; NAMES_LEN] {
+    let text = materials
+        .iter()
+        .map(Material::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    let mut out = [0u8; NAMES_LEN];
+    let n = text.len().min(NAMES_LEN);
+    out[..n].copy_from_slice(&text.as_bytes()[..n]);
+    out
+}
+
+/// What a checkpoint belongs to: the board, the job's materials and its graph.
+#[derive(Clone, Copy)]
+pub struct Job<'a> {
+    /// The board.
+    pub board: Board,
+    /// The materials solved jointly.
+    pub materials: &'a [Material],
+    /// Their graph.
+    pub graph: &'a Graph,
+}
+
+/// The header of a body of `len` bytes with checksum `crc`.
+fn header(job: Job<'_>, len: u64, crc: u32) -> Vec<u8> {
+    let mut h = HeaderWriter::new(MAGIC, VERSION, HEADER_LEN);
+    h.u8(job.board.files())
+        .u8(job.board.ranks())
+        .u8(0)
+        .u8(0)
+        .u64(job.graph.nodes() as u64)
+        .u64(job.graph.edge_count() as u64)
+        .bytes(&names(job.materials))
+        .u64(len)
+        .u32(crc);
+    h.finish()
+}
+
+/// The file image of the states of a solve.
+pub fn encode(job: Job<'_>, states: &[&BoundStateRef<'_>]) -> Vec<u8> {
+    let body = postcard::to_allocvec(states).expect("states serialise");
+    let mut out = header(job, body.len() as u64, crc32fast::hash(&body));
+    out.extend_from_slice(&body);
+    out
+}
+
+/// A writer that counts and checksums what passes through it.
+struct Summed<W> {
+    inner: W,
+    len: u64,
+    crc: crc32fast::Hasher,
+}
+
+impl<W: Write> Write for Summed<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.len += n as u64;
+        self.crc.update(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Save the states atomically as `dir/solve.ckpt`; returns the file written. The body is
+/// streamed to the file (a late 12x12 state holds gigabytes of values), and the header
+/// written last.
+pub fn save(dir: &Path, job: Job<'_>, states: &[&BoundStateRef<'_>]) -> Result<PathBuf, Error> {
+    let path = path(dir);
+    crate::atomic::write_atomic_with(&path, |file| {
+        file.write_all(&[0; HEADER_LEN])?;
+        let body = Summed {
+            inner: BufWriter::with_capacity(1 << 20, &mut *file),
+            len: 0,
+            crc: crc32fast::Hasher::new(),
+        };
+        let mut body = postcard::to_io(states, body).map_err(std::io::Error::other)?;
+        body.flush()?;
+        let (len, crc) = (body.len, body.crc.clone().finalize());
+        drop(body);
+        file.seek(SeekFrom::Start(0))?;
+        file.write_all(&header(job, len, crc))
+    })?;
+    Ok(path)
+}
+
+/// Remove the checkpoint of a board's directory (after the run has finished).
+pub fn remove(dir: &Path) {
+    let _ = std::fs::remove_file(path(dir));
+}
+
+/// What a checkpoint file holds for a job.
+#[derive(Debug)]
+pub enum Loaded {
+    /// No checkpoint.
+    Nothing,
+    /// A checkpoint of another job's materials (named), left alone.
+    Other(String),
+    /// The states kept for this job.
+    States(Vec<BoundState>),
+}
+
+/// Check a header for `job`; returns the body's length and checksum, or `Other` when it
+/// belongs to other materials.
+fn check_header(header: &[u8], job: Job<'_>) -> Result<Result<(u64, u32), String>, String> {
+    let mut f = Fields::check(header, MAGIC, &[VERSION], "solve checkpoint")?;
+    let (files, ranks) = (f.u8()?, f.u8()?);
+    let _ = (f.u8()?, f.u8()?);
+    let (nodes, edges) = (f.u64()?, f.u64()?);
+    let stored = f.bytes(NAMES_LEN)?;
+    let (len, crc) = (f.u64()?, f.u32()?);
+    if (files, ranks) != (job.board.files(), job.board.ranks()) {
+        return Err(format!(
+            "a checkpoint of board {files}x{ranks}, not {}",
+            job.board
+        ));
+    }
+    if stored != names(job.materials) {
+        let text = String::from_utf8_lossy(stored)
+            .trim_end_matches('\0')
+            .to_string();
+        return Ok(Err(text));
+    }
+    if (nodes, edges) != (job.graph.nodes() as u64, job.graph.edge_count() as u64) {
+        return Err(format!(
+            "{nodes} nodes and {edges} options, but the graph has {} and {}",
+            job.graph.nodes(),
+            job.graph.edge_count()
+        ));
+    }
+    Ok(Ok((len, crc)))
+}
+
+/// Decode and check a checkpoint image for `job`.
+pub fn decode(bytes: &[u8], job: Job<'_>) -> Result<Loaded, String> {
+    if bytes.len() < HEADER_LEN {
+        return Err(format!(
+            "truncated: {} bytes, shorter than the {HEADER_LEN}-byte header",
+            bytes.len()
+        ));
+    }
+    let (header, body) = bytes.split_at(HEADER_LEN);
+    let (len, crc) = match check_header(header, job)? {
+        Ok(x) => x,
+        Err(other) => return Ok(Loaded::Other(other)),
+    };
+    if len != body.len() as u64 {
+        return Err(format!(
+            "truncated or extended: the header says {len} body bytes, the file has {}",
+            body.len()
+        ));
+    }
+    if crc32fast::hash(body) != crc {
+        return Err("corrupted: the body checksum does not match".into());
+    }
+    states_of(body, job.graph).map(Loaded::States)
+}
+
+fn states_of(body: &[u8], graph: &Graph) -> Result<Vec<BoundState>, String> {
+    let states: Vec<BoundState> =
+        postcard::from_bytes(body).map_err(|e| format!("the body does not decode: {e}"))?;
+    if states.is_empty() || states.len() > 2 || !states.iter().all(|s| s.fits(graph)) {
+        return Err("its states do not fit the graph of these materials".into());
+    }
+    Ok(states)
+}
+
+/// Load the checkpoint of a board's directory for `job`; an error naming the file if it
+/// cannot be resumed from.
+pub fn load(dir: &Path, job: Job<'_>) -> Result<Loaded, Error> {
+    let path = path(dir);
+    let bad = |reason: String| Error::Checkpoint {
+        path: path.display().to_string(),
+        reason,
+    };
+    let (mut file, file_len) = match open_regular(&path) {
+        Ok(f) => f,
+        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Loaded::Nothing);
+        }
+        Err(e) => return Err(e),
+    };
+    let header = read_header(&mut file, file_len, HEADER_LEN).map_err(bad)?;
+    let (len, crc) = match check_header(&header, job).map_err(bad)? {
+        Ok(x) => x,
+        Err(other) => return Ok(Loaded::Other(other)),
+    };
+    let body = read_body(&mut file, file_len, HEADER_LEN, len, crc).map_err(bad)?;
+    states_of(&body, job.graph).map(Loaded::States).map_err(bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::Index;
+    use crate::solve::{self, Bound, Game, Settings};
+
+    #[test]
+    fn streamed_saves_equal_the_image_and_load_back() {
+        let board = Board::new(3, 4).unwrap();
+        let materials = Material::three_piece();
+        let graph = Graph::new(&Index::three_piece(board));
+        let alpha = solve::solve_bound(
+            Game::closed(&graph),
+            Bound::Alpha,
+            &Settings::default(),
+            &|_| true,
+        )
+        .unwrap();
+        let job = Job {
+            board,
+            materials: &materials,
+            graph: &graph,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = save(dir.path(), job, &[&alpha.kept()]).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(bytes, encode(job, &[&alpha.kept()]));
+        let Loaded::States(states) = load(dir.path(), job).unwrap() else {
+            panic!("the states come back")
+        };
+        assert_eq!(states.len(), 1);
+        assert_eq!(states[0].strategies, alpha.strategies);
+        assert_eq!(states[0].stats.rounds.len(), alpha.stats.rounds.len());
+        // Another board of the same size of graph is refused by name.
+        let other = Job {
+            board: Board::new(4, 3).unwrap(),
+            ..job
+        };
+        let err = decode(&bytes, other).unwrap_err();
+        assert!(err.contains("not 4x3"), "{err}");
+        // Another job's checkpoint is left alone.
+        let krvk = ["KRvK".parse().unwrap()];
+        let another = Job {
+            materials: &krvk,
+            ..job
+        };
+        assert!(matches!(decode(&bytes, another), Ok(Loaded::Other(_))));
+        // Every truncation and flip is refused.
+        for at in (0..bytes.len()).step_by(7) {
+            let mut b = bytes.clone();
+            b[at] ^= 0x20;
+            assert!(
+                !matches!(decode(&b, job), Ok(Loaded::States(_))),
+                "flip at {at}"
+            );
+        }
+        remove(dir.path());
+        assert!(matches!(load(dir.path(), job).unwrap(), Loaded::Nothing));
+    }
+}

@@ -1,0 +1,252 @@
+//! The solve method as a stage of a job: α by exact solves under improving strategies
+//! ([`crate::solve`]), then β too, unless α's certificate also proves β (which needs the
+//! exits' α and β to agree). The certificate of each candidate is part of its solve: no
+//! value leaves here unproved.
+//!
+//! A stopped run (Ctrl-C, SIGTERM) saves what its solve has kept ([`super::keep`]) as
+//! `solve.ckpt` in the board's directory, and with `checkpoint_seconds` also saves it that
+//! often while it runs; `resume` continues from it ([`super::checkpoint`]).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use super::checkpoint::{self as solve_checkpoint, Job, Loaded};
+use super::{
+    Bound, BoundState, BoundStateRef, Candidate, Event, Keeper, Settings, SolveError, SolveStats,
+    Terminals,
+};
+use crate::error::Error;
+use crate::geometry::Board;
+use crate::graph::Graph;
+use crate::material::Material;
+use crate::progress::{Control, Observer};
+use crate::resources;
+
+/// What the solve method hands back: α proved, β proved apart where it had to be.
+pub struct Outcome {
+    /// α with its certificate (which proves β too when `beta` is None).
+    pub alpha: Candidate,
+    /// β solved apart, with its own certificate.
+    pub beta: Option<Candidate>,
+    /// What each solve did (α's, then β's).
+    pub stats: Vec<SolveStats>,
+}
+
+/// How the solve stage ended.
+pub enum Run {
+    /// Both bounds proved.
+    Finished(Box<Outcome>),
+    /// Stopped; the state saved, if any.
+    Interrupted {
+        /// The checkpoint written (or the one resumed from, if nothing new was saved).
+        checkpoint: Option<PathBuf>,
+    },
+}
+
+/// Where a solve run's checkpoints go, and the last one written.
+struct Checkpoints<'a> {
+    dir: Option<&'a Path>,
+    job: Job<'a>,
+    obs: &'a dyn Observer,
+    saved: Mutex<Option<PathBuf>>,
+}
+
+impl Checkpoints<'_> {
+    /// Save `states` (α's, then β's if it is being solved); a failure is a notice, and the
+    /// run goes on.
+    fn save(&self, states: &[&BoundStateRef<'_>]) {
+        let Some(dir) = self.dir else {
+            return;
+        };
+        // One save at a time (systems refined in parallel may both find a save due).
+        let Ok(mut saved) = self.saved.lock() else {
+            return;
+        };
+        match solve_checkpoint::save(dir, self.job, states) {
+            Ok(path) => *saved = Some(path),
+            Err(e) => self.obs.notice(&format!("checkpoint not saved: {e}")),
+        }
+    }
+
+    fn last(&self) -> Option<PathBuf> {
+        self.saved.lock().ok().and_then(|s| s.clone())
+    }
+}
+
+/// A line about a state resumed from.
+fn resumed_notice(name: &str, state: &BoundState) -> String {
+    format!(
+        "{name}: resumed after {} exact evaluations, with {} positions of the current one \
+         solved and {} systems part-way",
+        state.stats.rounds.len(),
+        state.evaluation.solved.len(),
+        state.evaluation.running.len()
+    )
+}
+
+/// Solve one bound, reporting progress to `obs`, stopping when `control` says so, from
+/// `from` if given; its states go to `keep` (with `before`, α's final state, ahead of β's).
+#[allow(clippy::too_many_arguments)]
+fn solve_bound(
+    graph: &Graph,
+    terminals: &Terminals,
+    bound: Bound,
+    obs: &dyn Observer,
+    control: &Control<'_>,
+    from: Option<BoundState>,
+    keep: &Checkpoints<'_>,
+    before: Option<&BoundStateRef<'_>>,
+) -> Result<Candidate, SolveError> {
+    let name = match bound {
+        Bound::Alpha => "alpha",
+        Bound::Beta => "beta",
+    };
+    let progress = |event: Event<'_>| {
+        match event {
+            Event::Stage(stage) => obs.notice_detail(&format!("{name}: {stage}")),
+            Event::Round(r) => obs.notice_detail(&format!(
+                "{name}: exact evaluation {:.2} s ({} components, {} systems, largest {} \
+                 positions, {} bits); {} White and {} Black moves switched",
+                r.evaluate_seconds,
+                r.evaluation.components,
+                r.evaluation.systems,
+                r.evaluation.largest,
+                r.evaluation.max_bits,
+                r.white_switches,
+                r.black_switches
+            )),
+            Event::Components { done, total } => obs.components(done, total),
+            Event::Refinement { positions, bits } => obs.refinement(positions, bits),
+        }
+        true
+    };
+    let stopping = || control.stopping();
+    let sink = |state: &BoundStateRef<'_>| match before {
+        Some(alpha) => keep.save(&[alpha, state]),
+        None => keep.save(&[state]),
+    };
+    let every = control.checkpoint_seconds.map(Duration::from_secs);
+    let keeper = Keeper::new(&stopping, every, &sink);
+    if let Some(state) = &from {
+        obs.notice(&resumed_notice(name, state));
+    }
+    super::solve_bound_kept(
+        terminals.game(graph, bound),
+        bound,
+        &Settings::default(),
+        &progress,
+        from,
+        &keeper,
+    )
+}
+
+/// With `control.resume`, the states kept in the board's checkpoint for this job (none if
+/// there is no checkpoint, or one of another job) and its path.
+fn states_to_resume(
+    control: &Control<'_>,
+    job: Job<'_>,
+    obs: &dyn Observer,
+) -> Result<(Vec<BoundState>, Option<PathBuf>), Error> {
+    let Some(dir) = control.checkpoint_dir.as_deref().filter(|_| control.resume) else {
+        return Ok((Vec::new(), None));
+    };
+    match solve_checkpoint::load(dir, job)? {
+        Loaded::States(states) => Ok((states, Some(solve_checkpoint::path(dir)))),
+        Loaded::Other(other) => {
+            obs.notice(&format!(
+                "the checkpoint belongs to {other}: solving from the start"
+            ));
+            Ok((Vec::new(), None))
+        }
+        Loaded::Nothing => {
+            obs.notice("no checkpoint to resume from: solving from the start");
+            Ok((Vec::new(), None))
+        }
+    }
+}
+
+/// The solve stage of a job on `materials` of `board`, on its graph with the terminal
+/// values `terminals`. Errors: too little memory, an unusable checkpoint, or a game where
+/// no proof was reached.
+pub fn run(
+    board: Board,
+    materials: &[Material],
+    graph: &Graph,
+    terminals: &Terminals,
+    obs: &dyn Observer,
+    control: &Control<'_>,
+) -> Result<Run, Error> {
+    let what = materials
+        .iter()
+        .map(Material::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    resources::check(
+        resources::estimate_solve_bytes(graph.nodes(), graph.edge_count(), board.len()),
+        &format!("solving {what} on {board}"),
+    )?;
+    let dir = control.checkpoint_dir.as_deref();
+    let job = Job {
+        board,
+        materials,
+        graph,
+    };
+    let (kept, resumed_from) = states_to_resume(control, job, obs)?;
+    let mut kept = kept.into_iter();
+    let keep = Checkpoints {
+        dir,
+        job,
+        obs,
+        saved: Mutex::new(None),
+    };
+    // Stopped before saving anything new, a resumed run leaves the state it resumed from.
+    let interrupted = || Run::Interrupted {
+        checkpoint: keep.last().or_else(|| resumed_from.clone()),
+    };
+    let failed = |bound: Bound, why: String| {
+        Error::Uncertified(format!(
+            "the solve method reached no proof of {bound:?} for {what} on {board}: {why}"
+        ))
+    };
+    let alpha = match solve_bound(
+        graph,
+        terminals,
+        Bound::Alpha,
+        obs,
+        control,
+        kept.next(),
+        &keep,
+        None,
+    ) {
+        Ok(c) => c,
+        Err(SolveError::Stopped) => return Ok(interrupted()),
+        Err(SolveError::Failed(why)) => return Err(failed(Bound::Alpha, why)),
+    };
+    let mut stats = vec![alpha.stats.clone()];
+    // α's certificate proves β too when the exits agree and every x < 1 lies in T′;
+    // otherwise β is solved apart.
+    let beta =
+        if terminals.alpha == terminals.beta && super::proves(&alpha.certificate, Bound::Beta) {
+            None
+        } else {
+            let before = alpha.kept();
+            let beta = match solve_bound(
+                graph,
+                terminals,
+                Bound::Beta,
+                obs,
+                control,
+                kept.next(),
+                &keep,
+                Some(&before),
+            ) {
+                Ok(c) => c,
+                Err(SolveError::Stopped) => return Ok(interrupted()),
+                Err(SolveError::Failed(why)) => return Err(failed(Bound::Beta, why)),
+            };
+            stats.push(beta.stats.clone());
+            Some(beta)
+        };
+    Ok(Run::Finished(Box::new(Outcome { alpha, beta, stats })))
+}

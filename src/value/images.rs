@@ -1,0 +1,152 @@
+//! Fixed-point images of values: `floor(v · 2^F)` in `width` little-endian 64-bit limbs
+//! (F = 64·width − 1, so the top limb holds the integer bit and 63 fraction bits). Two
+//! values whose images differ compare like their images; only equal images need the
+//! rationals. The certificate reads values through the [`Imaged`] view, which both the
+//! solve method's [`Images`] and the iteration's guesses provide.
+
+use num_bigint::BigUint;
+use num_integer::Integer;
+use num_traits::Zero;
+use rayon::prelude::*;
+
+use super::Value;
+
+/// `floor(g · 2^F)` in `width` limbs (F = 64·width − 1), and whether it is exact.
+pub fn fixed_point(g: &Value, width: usize) -> (Vec<u64>, bool) {
+    let f = 64 * width - 1;
+    if let (Some(p), Some(q)) = (to_u64(g.numer()), to_u64(g.denom())) {
+        return fixed_point_small(p, q, width);
+    }
+    let (q, r) = (g.numer() << f).div_rem(g.denom());
+    let mut limbs = q.to_u64_digits();
+    limbs.resize(width, 0);
+    (limbs, r.is_zero())
+}
+
+fn to_u64(x: &BigUint) -> Option<u64> {
+    let d = x.to_u64_digits();
+    match d.len() {
+        0 => Some(0),
+        1 => Some(d[0]),
+        _ => None,
+    }
+}
+
+/// `floor(p/q · 2^(64·width − 1))` by schoolbook long division in machine words (p ≤ q).
+fn fixed_point_small(p: u64, q: u64, width: usize) -> (Vec<u64>, bool) {
+    let mut limbs = vec![0u64; width];
+    let mut rem = p as u128;
+    for k in (0..width).rev() {
+        // Top limb holds 63 fraction bits below the integer bit; the others hold 64.
+        let shift = if k == width - 1 { 63 } else { 64 };
+        let num = rem << shift;
+        let digit = num / q as u128;
+        rem = num % q as u128;
+        limbs[k] = digit as u64;
+    }
+    (limbs, rem == 0)
+}
+
+/// Exact values of every node of a game with their fixed-point images: what the
+/// certificate reads.
+pub trait Imaged: Sync {
+    /// The exact value of node `i`.
+    fn value(&self, i: usize) -> &Value;
+    /// The fixed-point image of node `i`'s value, `width` limbs, least significant first.
+    fn fixed(&self, i: usize) -> &[u64];
+    /// The top limb of node `i`'s image, `floor(v · 2^63)`.
+    fn head(&self, i: usize) -> u64;
+}
+
+/// Exact values with fixed-point images wide enough that most comparisons are decided
+/// without rationals.
+#[derive(Debug, Default)]
+pub struct Images {
+    width: usize,
+    values: Vec<Value>,
+    /// `width` limbs per node.
+    fixed: Vec<u64>,
+    /// The top limb of each image, kept compact for scans.
+    heads: Vec<u64>,
+}
+
+impl Images {
+    /// The images of `values` at `width` limbs each.
+    pub fn new(values: Vec<Value>, width: usize) -> Images {
+        let mut fixed = vec![0u64; values.len() * width];
+        let heads = values
+            .par_iter()
+            .zip(fixed.par_chunks_mut(width))
+            .map(|(v, out)| {
+                let (limbs, _) = fixed_point(v, width);
+                out.copy_from_slice(&limbs);
+                limbs[width - 1]
+            })
+            .collect();
+        Images {
+            width,
+            values,
+            fixed,
+            heads,
+        }
+    }
+
+    /// The images of `values` at a width chosen from their largest denominator (twice its
+    /// bits, within 2 to 8 limbs: images of values with denominators q differ in the top
+    /// 2·log₂ q bits unless the values are equal).
+    pub fn of(values: Vec<Value>) -> Images {
+        let bits = values.iter().map(|v| v.denom().bits()).max().unwrap_or(1) as usize;
+        Images::new(values, (2 * bits / 64 + 2).clamp(2, 8))
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether there are no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Every node's value, in node order.
+    pub fn values(&self) -> &[Value] {
+        &self.values
+    }
+
+    /// The values, taken back without a copy.
+    pub fn into_values(self) -> Vec<Value> {
+        self.values
+    }
+}
+
+impl Imaged for Images {
+    fn value(&self, i: usize) -> &Value {
+        &self.values[i]
+    }
+    fn fixed(&self, i: usize) -> &[u64] {
+        &self.fixed[i * self.width..(i + 1) * self.width]
+    }
+    #[inline]
+    fn head(&self, i: usize) -> u64 {
+        self.heads[i]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixed_point_images() {
+        let r = Value::small;
+        assert_eq!(fixed_point(&r(1, 2), 2), (vec![0, 1 << 62], true));
+        assert_eq!(fixed_point(&r(1, 1), 2), (vec![0, 1 << 63], true));
+        let (limbs, exact) = fixed_point(&r(1, 3), 2);
+        assert!(!exact);
+        assert_eq!(limbs[1], (1u64 << 63) / 3);
+        let images = Images::new(vec![r(1, 3), r(1, 2)], 2);
+        assert_eq!(images.fixed(0), &limbs[..]);
+        assert_eq!(images.head(1), 1 << 62);
+    }
+}

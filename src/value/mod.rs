@@ -1,0 +1,183 @@
+//! Exact values: the bottom of the module graph. Everything that holds a value uses this
+//! module; it uses nothing of the crate.
+//!
+//! - [`Value`]: an exact rational in [0, 1] in lowest terms (White's winning probability,
+//!   equally the share of the money Black needs);
+//! - [`arith`]: fast exact arithmetic on values of thousands of digits (gcd through
+//!   dashu-int, means, comparisons with floating-point shadows);
+//! - [`simplest`]: the simplest rational in an interval (the study's guesses) and the
+//!   Stern–Brocot parents of a value;
+//! - [`images`]: fixed-point images of values (`floor(v · 2^F)` in 64-bit limbs), which
+//!   decide nearly every comparison without rationals, and the [`Imaged`] view that the
+//!   certificate reads.
+
+pub mod arith;
+pub mod images;
+pub mod simplest;
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use num_bigint::BigUint;
+use num_rational::Ratio;
+use num_traits::{One, ToPrimitive, Zero};
+use serde::{Deserialize, Serialize};
+
+pub use images::{Imaged, Images, fixed_point};
+pub use simplest::{parents, simplest_between};
+
+/// An exact value in [0, 1], in lowest terms.
+///
+/// Comparison is by value; equality compares numerator and denominator, which is the same
+/// thing in lowest terms and needs no multiplication. Display prints `p/q`, or `p` when q
+/// is 1 (as num-rational does); [`Value::fraction`] always prints `p/q`.
+#[derive(Clone, Debug, Default, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Value(Ratio<BigUint>);
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        self.numer() == other.numer() && self.denom() == other.denom()
+    }
+}
+
+impl Value {
+    /// `numer / denom`, reduced to lowest terms. Panics if `denom` is zero.
+    pub fn new(numer: BigUint, denom: BigUint) -> Value {
+        Value(Ratio::new(numer, denom))
+    }
+
+    /// `numer / denom` as given: the caller knows it is in lowest terms with `denom` > 0.
+    pub fn new_raw(numer: BigUint, denom: BigUint) -> Value {
+        Value(Ratio::new_raw(numer, denom))
+    }
+
+    /// `numer / denom` for small numbers (tests, constants), reduced.
+    pub fn small(numer: u64, denom: u64) -> Value {
+        Value::new(numer.into(), denom.into())
+    }
+
+    /// 0: Black wins.
+    pub fn zero() -> Value {
+        Value(Ratio::zero())
+    }
+
+    /// 1: White wins.
+    pub fn one() -> Value {
+        Value(Ratio::one())
+    }
+
+    /// The numerator.
+    pub fn numer(&self) -> &BigUint {
+        self.0.numer()
+    }
+
+    /// The denominator (positive).
+    pub fn denom(&self) -> &BigUint {
+        self.0.denom()
+    }
+
+    /// Whether the value is 0.
+    pub fn is_zero(&self) -> bool {
+        self.0.numer().is_zero()
+    }
+
+    /// Whether the value is 1.
+    pub fn is_one(&self) -> bool {
+        self.0.numer() == self.0.denom()
+    }
+
+    /// 1 − v: the value of the colour-flipped position.
+    pub fn complement(&self) -> Value {
+        Value(Ratio::new_raw(
+            self.denom() - self.numer(),
+            self.denom().clone(),
+        ))
+    }
+
+    /// The nearest `f64` (within 2⁻⁵² relative); for display and for choosing, never for
+    /// deciding.
+    pub fn to_f64(&self) -> f64 {
+        self.0.to_f64().unwrap_or(0.0)
+    }
+
+    /// `p/q` in lowest terms, with `1/1` and `0/1` at the ends (the JSON form).
+    pub fn fraction(&self) -> String {
+        format!("{}/{}", self.numer(), self.denom())
+    }
+
+    /// The decimal expansion to at most `digits` places: exact when it ends there, else
+    /// truncated and marked with `…`.
+    pub fn decimal(&self, digits: usize) -> String {
+        let (n, d) = (self.numer(), self.denom());
+        let mut rem = n % d;
+        let mut out = format!("{}.", n / d);
+        let ten = BigUint::from(10u8);
+        for _ in 0..digits {
+            if rem.is_zero() {
+                break;
+            }
+            rem *= &ten;
+            out += &(&rem / d).to_string();
+            rem %= d;
+        }
+        if out.ends_with('.') {
+            out.push('0');
+        }
+        if !rem.is_zero() {
+            out.push('…');
+        }
+        out
+    }
+
+    /// The rational itself.
+    pub fn as_ratio(&self) -> &Ratio<BigUint> {
+        &self.0
+    }
+
+    /// Compare exactly, with floating-point shadows `fa`, `fb` of `self` and `other`
+    /// deciding where they are far apart (see [`arith::cmp_shadowed`]).
+    pub fn cmp_shadowed(&self, fa: f64, other: &Value, fb: f64) -> Ordering {
+        arith::cmp_shadowed(self, fa, other, fb)
+    }
+}
+
+impl From<Ratio<BigUint>> for Value {
+    /// A ratio as a value (num-rational keeps ratios in lowest terms).
+    fn from(r: Ratio<BigUint>) -> Value {
+        Value(r)
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_are_exact_or_marked() {
+        let v = Value::small;
+        assert_eq!(v(3, 4).decimal(20), "0.75");
+        assert_eq!(v(7463, 8192).decimal(20), "0.9110107421875");
+        assert_eq!(v(1, 3).decimal(5), "0.33333…");
+        assert_eq!(v(1, 1).decimal(5), "1.0");
+        assert_eq!(v(0, 1).decimal(5), "0.0");
+        assert_eq!(v(1, 1).fraction(), "1/1");
+        assert_eq!(v(0, 1).fraction(), "0/1");
+        assert_eq!(v(2, 4).to_string(), "1/2");
+        assert_eq!(v(1, 1).to_string(), "1");
+    }
+
+    #[test]
+    fn complements_and_ends() {
+        assert_eq!(Value::small(1, 3).complement(), Value::small(2, 3));
+        assert!(Value::one().complement().is_zero());
+        assert!(Value::zero().complement().is_one());
+        assert!(Value::small(1, 2) < Value::small(2, 3));
+    }
+}
