@@ -5,9 +5,9 @@
 //! under the final strategies, the whole solve with its certificate).
 
 use bidtb::graph::Graph;
-use bidtb::guess::{simplest_from_rows, simplest_from_rows_resuming};
 use bidtb::index::Index;
-use bidtb::kernel::Kernel;
+use bidtb::iterate::guesses::{simplest_from_rows, simplest_from_rows_resuming};
+use bidtb::iterate::kernel::Kernel;
 use criterion::{Criterion, criterion_group, criterion_main};
 use num_bigint::BigUint;
 
@@ -24,7 +24,7 @@ fn graph_8x8(c: &mut Criterion) {
     g.sample_size(10);
     g.bench_function("index+graph 8x8", |b| {
         b.iter(|| {
-            let index = Index::new(board());
+            let index = Index::three_piece(board());
             Graph::new(&index)
         })
     });
@@ -32,7 +32,7 @@ fn graph_8x8(c: &mut Criterion) {
 }
 
 fn kernel_8x8(c: &mut Criterion) {
-    let index = Index::new(board());
+    let index = Index::three_piece(board());
     let graph = Graph::new(&index);
     let mut kernel = Kernel::new(&graph, 43);
     // Real iterations first, so that pruning has shrunk the option lists as in a real run,
@@ -51,9 +51,8 @@ fn kernel_8x8(c: &mut Criterion) {
     });
     // The kernel of a late default run: compacted to the KNvK positions (the ones still
     // unsettled there) and what they read.
-    let knight = bidtb::Material::ALL
-        .iter()
-        .position(|m| m.to_string() == "KNvK")
+    let knight = index
+        .class_number("KNvK".parse().unwrap())
         .unwrap();
     let range = index.class_range(knight);
     let sought: Vec<bool> = (0..graph.positions()).map(|p| range.contains(&p)).collect();
@@ -91,7 +90,7 @@ fn guess_138_digits(c: &mut Criterion) {
     let f = 64 * width - 1;
     let q: BigUint = "1".repeat(138).parse().unwrap();
     let p: BigUint = &q / 2u32 + 123_456_789u32;
-    let want = num_rational::Ratio::new(p.clone(), q.clone());
+    let want = bidtb::Value::new(p.clone(), q.clone());
     assert_eq!(want.denom().to_string().len(), 138);
     let base: BigUint = (&p << f) / &q;
     let delta = BigUint::from(1u8) << (f - 1000);
@@ -118,9 +117,10 @@ fn guess_138_digits(c: &mut Criterion) {
 }
 
 fn solve_8x8(c: &mut Criterion) {
-    use bidtb::solve::{self, Bound, Settings, approx, evaluate, strategy};
-    let index = Index::new(board());
+    use bidtb::solve::{self, Bound, Game, Settings, approx, evaluate, strategy};
+    let index = Index::three_piece(board());
     let graph = Graph::new(&index);
+    let game = Game::closed(&graph);
     let settings = Settings::default();
     let go_on = |_: solve::Event<'_>| true;
     let mut g = c.benchmark_group("solve");
@@ -128,7 +128,7 @@ fn solve_8x8(c: &mut Criterion) {
     g.bench_function("float value iteration 8x8", |b| {
         b.iter(|| {
             approx::iterate(
-                &graph,
+                game,
                 Bound::Alpha,
                 settings.float_tolerance,
                 settings.max_sweeps,
@@ -136,17 +136,17 @@ fn solve_8x8(c: &mut Criterion) {
         })
     });
     let a = approx::iterate(
-        &graph,
+        game,
         Bound::Alpha,
         settings.float_tolerance,
         settings.max_sweeps,
     );
-    let (strategies, _, _) = strategy::from_approx(&graph, &a.values, settings.near);
+    let (strategies, _, _) = strategy::from_approx(game, &a.values, settings.near);
     g.bench_function("exact evaluation 8x8 (the exact step)", |b| {
-        b.iter(|| evaluate::evaluate(&graph, &strategies, Bound::Alpha, &go_on).is_ok())
+        b.iter(|| evaluate::evaluate(game, &strategies, Bound::Alpha, &go_on).is_ok())
     });
     g.bench_function("whole solve 8x8 with certificate", |b| {
-        b.iter(|| solve::solve_bound(&graph, Bound::Alpha, &settings, &go_on).is_ok())
+        b.iter(|| solve::solve_bound(game, Bound::Alpha, &settings, &go_on).is_ok())
     });
     g.finish();
 }

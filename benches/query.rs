@@ -20,7 +20,7 @@ fn tables() -> (PathBuf, Board, Option<tempfile::TempDir>) {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tables");
     let eight: Board = "8x8".parse().unwrap();
     if Tablebase::open_board(&repo, eight)
-        .is_ok_and(|t| t.table(eight, bidtb::Material(None)).is_ok())
+        .is_ok_and(|t| t.table(eight, bidtb::Material::KVK).is_ok())
     {
         return (repo, eight, None);
     }
@@ -30,9 +30,7 @@ fn tables() -> (PathBuf, Board, Option<tempfile::TempDir>) {
     let sol = solve(&Options::new(six), &Silent);
     let out = dir.path().join("6x6");
     std::fs::create_dir_all(&out).unwrap();
-    for c in bidtb::report::table_contents(&sol).unwrap() {
-        bidtb::table::write(&out.join(bidtb::table::file_name(c.material)), &c).unwrap();
-    }
+    bidtb::generate::write::write_tables(&sol, &out, false).unwrap();
     (dir.path().to_path_buf(), six, Some(dir))
 }
 

@@ -6,7 +6,7 @@
 #   solve    `--method solve`: no iteration at all.
 # Checks that guesses and iterate report the same first Richman iteration and per-class
 # stable_at and write identical table files (header included), and that solve writes the
-# same files after their 128-byte headers (its header has no iteration fields). Prints one
+# same files after their 160-byte headers (its header has no iteration fields). Prints one
 # line per board and exits 1 if anything differs.
 #
 #   scripts/compare-methods.sh            # all 49 boards (about 3 minutes here)
@@ -49,7 +49,7 @@ for f in $(seq 2 "$max"); do
         for file in "$work/guesses/$b"/*.bidtb; do
             name=$(basename "$file")
             cmp -s "$file" "$work/iterate/$b/$name" || verdict="DIFFER:iterate:$name"
-            cmp -s <(tail -c +129 "$file") <(tail -c +129 "$work/solve/$b/$name") ||
+            cmp -s <(tail -c +161 "$file") <(tail -c +161 "$work/solve/$b/$name") ||
                 verdict="DIFFER:solve:$name"
         done
         if [ "$verdict" = identical ]; then same=$((same + 1)); else differ=$((differ + 1)); fi

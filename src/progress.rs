@@ -4,7 +4,9 @@
 //! pipeline above them use these; nothing here knows either method.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// What a run reports as it goes (progress bars, logs). Every method has a no-op default.
 pub trait Observer: Sync {
@@ -51,6 +53,9 @@ pub struct Control<'a> {
     /// Checked between steps; once set, the run saves a checkpoint (if checkpoints are on)
     /// and stops.
     pub stop: Option<&'a AtomicBool>,
+    /// The solve method: when its state was last saved, across the materials of a run (the
+    /// period of `checkpoint_seconds` runs on across them).
+    pub saved: SaveClock,
 }
 
 impl Control<'_> {
@@ -68,4 +73,32 @@ pub fn timed<T>(obs: &dyn Observer, name: &str, seconds: &mut f64, f: impl FnOnc
     *seconds = t.elapsed().as_secs_f64();
     obs.stage_done(name, *seconds);
     out
+}
+
+/// When the state was last saved: the start of the period of periodic saves, which a run
+/// of several solves (one per material) shares so that the period runs across them.
+#[derive(Debug)]
+pub struct SaveClock(Mutex<Instant>);
+
+impl Default for SaveClock {
+    fn default() -> SaveClock {
+        SaveClock(Mutex::new(Instant::now()))
+    }
+}
+
+impl SaveClock {
+    /// Whether `every` has passed since the last save (or the clock's start).
+    pub fn due(&self, every: Duration) -> bool {
+        self.0
+            .lock()
+            .map(|last| last.elapsed() >= every)
+            .unwrap_or(false)
+    }
+
+    /// A save was made now.
+    pub fn restart(&self) {
+        if let Ok(mut last) = self.0.lock() {
+            *last = Instant::now();
+        }
+    }
 }

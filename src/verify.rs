@@ -66,6 +66,16 @@ pub struct BoardCheck {
 /// else is reported in the [`BoardCheck`].
 pub fn verify_board(tables: &Tablebase, board: Board) -> Result<BoardCheck, Error> {
     let mut materials = tables.materials(board);
+    if materials.is_empty() {
+        let dir = tables.root().join(board.to_string());
+        return Err(Error::Table {
+            path: dir.display().to_string(),
+            reason: format!(
+                "no tables of {board}: generate them with `bidtb generate --board {board} --out {}`",
+                tables.root().display()
+            ),
+        });
+    }
     sort_by_dependency(&mut materials);
     let mut check = BoardCheck {
         board: board.to_string(),

@@ -1,39 +1,36 @@
-//! Tables that keep α and β apart (format version 2): what the solve method writes on a
-//! board where α < β somewhere, and how `query`, `verify`, `map` and the server read it.
+//! Tables that keep α and β apart (a `ranks_beta` section): what the solve method writes
+//! where α < β somewhere, and how `query`, `verify`, `map` and the server read it.
 //!
-//! No three-piece board up to 12x12 has α < β, so these tests build version 2 files from a
-//! real board's tables: with β = α written out (a valid file that must verify and answer
-//! exactly like version 1), and with a β raised on one class (which every reader must
-//! report beside α, swap under the colour mirror, and which verify must refuse, since the
-//! raised β is no Richman function).
+//! Real four-piece materials have α < β (KPvKP on 3x4, KBvKN on 4x4): generated, verified
+//! and queried end to end. Three-piece tables are also rewritten here with a β section: β
+//! = α written out (a valid file that must verify and answer exactly like one without),
+//! and a β raised on one material (which every reader must report beside α, swap under the
+//! colour mirror, and which verify must refuse, since the raised β is no Richman
+//! function).
 
 mod common;
 
 use std::path::Path;
 
 use bidtb::certificate;
-use bidtb::generate::{Method, Options, Silent, Solution, UpperBound, solve};
-use bidtb::guess::Guesses;
-use bidtb::map::ValueMap;
-use bidtb::position::Material;
+use bidtb::generate::{Options, Silent, Solution, UpperBound, report, solve};
+use bidtb::probe::map::ValueMap;
 use bidtb::probe::{Tablebase, fraction};
-use bidtb::{Value, report, table, verify};
-use num_traits::One;
+use bidtb::value::{Imaged, Images};
+use bidtb::{Material, Value, table, verify};
 
 fn solve_board(spec: &str) -> Solution {
-    let mut options = Options::new(spec.parse().unwrap());
-    options.method = Method::Solve;
-    let sol = solve(&options, &Silent);
+    let sol = solve(&Options::solve(spec.parse().unwrap()), &Silent);
     assert!(sol.certified() && sol.alpha_below_beta.is_empty(), "{spec}");
     sol
 }
 
-/// Write every class of `sol`, with `beta` (per class, in [`Material::ALL`] order) as the
-/// version 2 β section where given.
+/// Write every material of `sol`, with `beta` (per material, in the index's order) as the
+/// β section where given.
 fn write_with_betas(sol: &Solution, root: &Path, beta: impl Fn(usize, usize) -> Option<Value>) {
     let dir = root.join(sol.board.to_string());
     std::fs::create_dir_all(&dir).unwrap();
-    let raised: Vec<Vec<Option<Value>>> = (0..Material::ALL.len())
+    let raised: Vec<Vec<Option<Value>>> = (0..sol.index.classes().len())
         .map(|c| {
             sol.index
                 .class_range(c)
@@ -60,31 +57,28 @@ fn open(root: &Path) -> Tablebase {
 }
 
 #[test]
-fn version_2_with_beta_equal_to_alpha_verifies_and_answers_like_version_1() {
+fn a_beta_section_equal_to_alpha_verifies_and_answers_like_none() {
     let sol = solve_board("4x4");
     let (v1, v2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     write_with_betas(&sol, v1.path(), |_, _| None);
-    write_with_betas(&sol, v2.path(), |_, g| Some(sol.guesses.value(g).clone()));
+    write_with_betas(&sol, v2.path(), |_, g| Some(sol.values.value(g).clone()));
     let (t1, t2) = (open(v1.path()), open(v2.path()));
-    for m in Material::ALL {
-        assert_eq!(t1.table(sol.board, m).unwrap().info().version, 1);
+    for m in Material::three_piece() {
+        assert!(!t1.table(sol.board, m).unwrap().info().has_beta());
         let info = t2.table(sol.board, m).unwrap().info();
-        assert_eq!(info.version, 2, "{m}");
+        assert!(info.has_beta(), "{m}");
         assert_eq!(t2.table(sol.board, m).unwrap().alpha_below_beta(), 0);
     }
     let check = verify::verify_board(&t2, sol.board).unwrap();
     assert!(check.ok, "{check:?}");
     for g in (0..sol.index.len()).step_by(7) {
         let pos = sol.index.position(g);
-        for mirrored in [false, true] {
-            if mirrored && pos.piece.is_none() {
-                continue;
-            }
+        for shown in [pos, pos.mirror(sol.board)] {
             let (a, b) = (
-                t1.probe(sol.board, &pos, mirrored).unwrap(),
-                t2.probe(sol.board, &pos, mirrored).unwrap(),
+                t1.probe(sol.board, &shown).unwrap(),
+                t2.probe(sol.board, &shown).unwrap(),
             );
-            assert_eq!(a, b, "{}", pos.describe(sol.board));
+            assert_eq!(a, b, "{}", shown.describe(sol.board));
             assert_eq!(a.to_json(), b.to_json());
             assert!(a.beta.is_none() && a.bid_beta.is_none());
         }
@@ -95,30 +89,31 @@ fn version_2_with_beta_equal_to_alpha_verifies_and_answers_like_version_1() {
 #[test]
 fn a_raised_beta_is_reported_beside_alpha_swapped_by_the_mirror_and_refused_by_verify() {
     let sol = solve_board("4x4");
-    let queen = 1; // KQvK in Material::ALL
+    let queen = 1; // KQvK in the three-piece order
     let root = tempfile::tempdir().unwrap();
     let raised =
-        |c: usize, g: usize| (c == queen && !sol.guesses.value(g).is_one()).then(Value::one);
+        |c: usize, g: usize| (c == queen && !sol.values.value(g).is_one()).then(Value::one);
     write_with_betas(&sol, root.path(), raised);
     let tb = open(root.path());
     let board = sol.board;
     let split = sol
         .index
         .class_range(queen)
-        .filter(|&g| !sol.guesses.value(g).is_one())
+        .filter(|&g| !sol.values.value(g).is_one())
         .count();
     assert!(split > 10);
-    let kqvk = tb.table(board, Material::ALL[queen]).unwrap();
-    assert_eq!(kqvk.info().version, 2);
+    let three = Material::three_piece();
+    let kqvk = tb.table(board, three[queen]).unwrap();
+    assert!(kqvk.info().has_beta());
     assert_eq!(kqvk.alpha_below_beta(), split);
-    // Only the class with α < β changes version.
-    assert_eq!(tb.table(board, Material::ALL[2]).unwrap().info().version, 1);
+    // Only the material with α < β has a β section.
+    assert!(!tb.table(board, three[2]).unwrap().info().has_beta());
 
     let mut seen = 0;
     for g in sol.index.class_range(queen) {
         let pos = sol.index.position(g);
-        let alpha = sol.guesses.value(g);
-        let direct = tb.probe(board, &pos, false).unwrap();
+        let alpha = sol.values.value(g);
+        let direct = tb.probe(board, &pos).unwrap();
         assert_eq!(&direct.value, alpha);
         if alpha.is_one() {
             assert_eq!(direct.beta, None);
@@ -129,9 +124,9 @@ fn a_raised_beta_is_reported_beside_alpha_swapped_by_the_mirror_and_refused_by_v
         assert_eq!(direct.to_json()["beta"], "1/1");
         assert!(direct.bid_beta.is_some() && direct.to_json()["bid_beta"].is_string());
         // The colour-flipped position (a black queen): α' = 1 − β, β' = 1 − α.
-        let black = tb.probe(board, &pos, true).unwrap();
-        assert_eq!(black.value, Value::from_integer(0u8.into()));
-        assert_eq!(black.beta, Some(Value::one() - alpha));
+        let black = tb.probe(board, &pos.mirror(board)).unwrap();
+        assert_eq!(black.value, Value::zero());
+        assert_eq!(black.beta, Some(alpha.complement()));
         // Its Black moves are the table position's White moves, bounds swapped the same way;
         // Black's moves are ordered by β.
         let betas: Vec<Value> = black.black.iter().map(|m| m.upper().clone()).collect();
@@ -143,7 +138,7 @@ fn a_raised_beta_is_reported_beside_alpha_swapped_by_the_mirror_and_refused_by_v
         }
         // The value map of the black-queen position shows α, with β beside it.
         if seen <= 3 {
-            let fen = bidtb::fen::write(board, &pos, true);
+            let fen = bidtb::fen::write(board, &pos.mirror(board));
             let map = ValueMap::of_fen(&tb, &fen).unwrap();
             assert!(map.betas.iter().any(Option::is_some));
             let json = map.to_json();
@@ -177,16 +172,16 @@ fn query_and_map_on_the_command_line_print_beta() {
     let sol = solve_board("4x4");
     let root = tempfile::tempdir().unwrap();
     write_with_betas(&sol, root.path(), |c, g| {
-        (c == 1 && !sol.guesses.value(g).is_one()).then(Value::one)
+        (c == 1 && !sol.values.value(g).is_one()).then(Value::one)
     });
     let tables = root.path().to_str().unwrap();
     // A white queen whose α < 1: find one through the library, ask the binary.
     let g = sol
         .index
         .class_range(1)
-        .find(|&g| !sol.guesses.value(g).is_one())
+        .find(|&g| !sol.values.value(g).is_one())
         .unwrap();
-    let fen = bidtb::fen::write(sol.board, &sol.index.position(g), false);
+    let fen = bidtb::fen::write(sol.board, &sol.index.position(g));
     let (code, stdout, stderr) = common::bidtb(&["query", "--tables", tables, &fen]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("beta       1/1"), "{stdout}");
@@ -203,11 +198,18 @@ fn query_and_map_on_the_command_line_print_beta() {
     assert!(stdout.contains("alpha < beta at"), "{stdout}");
 }
 
-/// A solution that carries β apart writes version 2 exactly for the classes where β
+/// The values of every node of `sol`'s graph: `positions`, then the terminal nodes' (1, 0).
+fn with_terminals(sol: &Solution, positions: Vec<Value>) -> Images {
+    let mut all = positions;
+    all.extend((sol.graph.positions()..sol.graph.nodes()).map(|t| sol.values.value(t).clone()));
+    Images::of(all)
+}
+
+/// A solution that carries β apart writes a β section exactly for the materials where β
 /// differs, with T′ from β's certificate, and counts as certified only if β's certificate
 /// proves β.
 #[test]
-fn solutions_with_beta_apart_write_version_2_where_it_differs() {
+fn solutions_with_beta_apart_write_beta_where_it_differs() {
     let mut sol = solve_board("3x4");
     let positions = sol.index.len();
     let rook = sol.index.class_range(2);
@@ -216,20 +218,20 @@ fn solutions_with_beta_apart_write_version_2_where_it_differs() {
             if rook.contains(&g) {
                 Value::one()
             } else {
-                sol.guesses.value(g).clone()
+                sol.values.value(g).clone()
             }
         })
         .collect();
     sol.alpha_below_beta = (0..positions)
-        .filter(|&g| betas[g] != *sol.guesses.value(g))
+        .filter(|&g| betas[g] != *sol.values.value(g))
         .map(|g| (g as u32, betas[g].clone()))
         .collect();
     assert!(!sol.alpha_below_beta.is_empty());
-    let guesses = Guesses::from_values(betas, 4);
-    let certificate = certificate::certify(&guesses, &sol.graph);
+    let values = with_terminals(&sol, betas);
+    let certificate = certificate::certify(&values, &sol.graph);
     let black_levels = certificate.black_levels.clone();
     sol.beta = Some(UpperBound {
-        guesses,
+        values,
         certificate,
     });
     // β = 1 on KRvK is no Richman function: its certificate fails, so the run is not
@@ -243,15 +245,15 @@ fn solutions_with_beta_apart_write_version_2_where_it_differs() {
         assert!(!table.certified_beta);
     }
 
-    // β solved apart but equal to α, with its own certificate: certified, version 1.
+    // β solved apart but equal to α, with its own certificate: certified, no β section.
     let mut honest = solve_board("3x4");
-    let values: Vec<Value> = (0..honest.index.len())
-        .map(|g| honest.guesses.value(g).clone())
+    let same: Vec<Value> = (0..honest.index.len())
+        .map(|g| honest.values.value(g).clone())
         .collect();
-    let guesses = Guesses::from_values(values, 4);
-    let certificate = certificate::certify(&guesses, &honest.graph);
+    let values = with_terminals(&honest, same);
+    let certificate = certificate::certify(&values, &honest.graph);
     honest.beta = Some(UpperBound {
-        guesses,
+        values,
         certificate,
     });
     assert!(honest.certified());
@@ -261,4 +263,52 @@ fn solutions_with_beta_apart_write_version_2_where_it_differs() {
             .iter()
             .all(|t| t.values_beta.is_none() && t.certified_beta)
     );
+}
+
+/// Real α < β: KPvKP on 3x4 (blocked pawns: play can go on forever), generated with
+/// what it needs, listed, counted, verified and queried.
+#[test]
+fn blocked_pawns_on_3x4_have_alpha_below_beta_end_to_end() {
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().to_str().unwrap();
+    let (code, stdout, stderr) = common::bidtb(&[
+        "generate",
+        "--board",
+        "3x4",
+        "--method",
+        "solve",
+        "--material",
+        "KPvKP",
+        "--out",
+        out,
+        "--json",
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(summary["certified"], true);
+    assert_eq!(summary["classes"]["KPvKP"]["alpha_below_beta"], 11);
+    assert_eq!(summary["alpha_below_beta"], 11);
+    let listed = std::fs::read_to_string(root.path().join("3x4/alpha-below-beta.txt")).unwrap();
+    let lines: Vec<&str> = listed.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(lines.len(), 11);
+    assert!(lines.iter().all(|l| l.starts_with("KPvKP ")));
+    // Every listed position: the query reports β beside α, the mirror swaps them.
+    let tb = open(root.path());
+    for line in &lines {
+        let parts: Vec<&str> = line.split(' ').collect();
+        let (fen, alpha, beta) = (parts[1], parts[2], parts[3]);
+        let p = tb.probe_fen(fen).unwrap();
+        assert_eq!(p.value.to_string(), alpha);
+        assert_eq!(p.beta.as_ref().unwrap().to_string(), beta);
+        let parsed = bidtb::fen::parse(fen).unwrap();
+        let m = tb
+            .probe(parsed.board, &parsed.position.mirror(parsed.board))
+            .unwrap();
+        assert_eq!(m.value, p.beta.as_ref().unwrap().complement());
+        assert_eq!(m.beta, Some(p.value.complement()));
+    }
+    let (code, stdout, stderr) = common::bidtb(&["verify", "--tables", out]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("alpha < beta at 11"), "{stdout}");
 }

@@ -4,10 +4,10 @@
 mod common;
 use common::bidtb;
 
-use bidtb::atlas::{self, Row};
+use bidtb::generate::atlas::{self, Row};
 use bidtb::generate::{self, Method, Options, Silent, Solution};
-use bidtb::guess::Value;
-use bidtb::{Board, fen};
+use bidtb::value::Imaged;
+use bidtb::{Board, Value, fen};
 
 fn run(board: Board, method: Method) -> Solution {
     let mut options = Options::new(board);
@@ -34,14 +34,14 @@ fn rows_agree_with_the_iteration_up_to_5x5() {
         let iterated = atlas::row(&iterated_run, 0.0, None);
         assert_eq!(
             iterated.first_richman_iteration,
-            iterated_run.first_richman_iteration
+            iterated_run.first_richman_iteration()
         );
         assert_eq!(facts(solved), facts(iterated), "{board}");
     }
 }
 
 fn v(n: u64, d: u64) -> Value {
-    Value::new(n.into(), d.into())
+    Value::small(n, d)
 }
 
 /// The study's facts: a quiescent position of value 5/8 on 3x4, the value 653/819 on 8x3,
@@ -56,12 +56,12 @@ fn rows_state_the_studys_facts() {
     assert!(
         cert.quiescent
             .iter()
-            .any(|&p| sol.guesses.value(p as usize) == &v(5, 8)),
+            .any(|&p| sol.values.value(p as usize) == &v(5, 8)),
         "a quiescent position of value 5/8 on 3x4"
     );
     let b83: Board = "8x3".parse().unwrap();
     let sol = run(b83, Method::Solve);
-    assert!((0..sol.graph.positions()).any(|p| sol.guesses.value(p) == &v(653, 819)));
+    assert!((0..sol.graph.positions()).any(|p| sol.values.value(p) == &v(653, 819)));
     let row = atlas::row(&sol, 0.0, None);
     assert!(
         row.max_denominator_factors.contains("3^2 · 7 · 13"),
@@ -123,36 +123,23 @@ fn an_interrupted_atlas_continues() {
     assert_eq!(code, 2);
 }
 
-/// The pictures: one square per board in the grid with its digits, one point per board and
-/// series in the scatters.
+/// The pictures, as `bidtb atlas` writes them: one square per board in the grid with its
+/// digits, one point per board and series in the scatters.
 #[test]
 fn the_plots_have_one_mark_per_board() {
-    let rows: Vec<Row> = atlas::parse_boards("2x2..4x4")
-        .unwrap()
-        .into_iter()
-        .map(|b| atlas::row(&run(b, Method::Solve), 0.5, Some(20)))
-        .collect();
-    let plots = atlas::plots(&rows);
-    let grid = &plots
-        .iter()
-        .find(|(n, _)| *n == "atlas-grid.svg")
-        .unwrap()
-        .1;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let (code, _, stderr) = bidtb(&["atlas", "--out", out, "--boards", "2x2..4x4", "-q"]);
+    assert_eq!(code, 0, "{stderr}");
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    let grid = read("atlas-grid.svg");
     assert_eq!(grid.matches(r#"<g class="board""#).count(), 9);
     assert!(
         grid.contains(r#"data-board="4x4" data-digits="5""#),
         "{grid}"
     );
-    let cost = &plots
-        .iter()
-        .find(|(n, _)| *n == "atlas-cost.svg")
-        .unwrap()
-        .1;
+    let cost = read("atlas-cost.svg");
     assert_eq!(cost.matches(r#"class="point""#).count(), 18);
-    let digits = &plots
-        .iter()
-        .find(|(n, _)| *n == "atlas-digits.svg")
-        .unwrap()
-        .1;
+    let digits = read("atlas-digits.svg");
     assert_eq!(digits.matches(r#"class="point""#).count(), 9);
 }

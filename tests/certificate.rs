@@ -3,7 +3,7 @@
 
 use bidtb::certificate::UNREACHED;
 use bidtb::generate::{Options, Silent, solve};
-use num_traits::{One, Zero};
+use bidtb::value::Imaged;
 
 #[test]
 fn small_boards_are_certified_in_every_class() {
@@ -19,7 +19,7 @@ fn small_boards_are_certified_in_every_class() {
         // positive level, and positions with value 0 may stay out.
         let cert = sol.certificate.as_ref().unwrap();
         for p in 0..sol.graph.positions() {
-            let v = sol.guesses.value(p);
+            let v = sol.values.value(p);
             if !v.is_zero() {
                 assert!(cert.white_levels[p] >= 1 && cert.white_levels[p] != UNREACHED);
             }

@@ -1,8 +1,10 @@
 //! The explorer page end to end in real headless Chromium (Debian's `chromium`, driven by
 //! `tests/e2e/explorer.mjs` through playwright-core; `.ci/run` installs both), against
-//! `bidtb serve` on the 8x8 tables: the SPEC position's value and best moves read off the
-//! page, a move played and pieces placed by clicking, the heatmap, and the SVGs of
-//! `bidtb map`, `bidtb plot` and `bidtb atlas` rendered. Screenshots go to `target/tmp/e2e/`.
+//! `bidtb serve` on the 8x8 tables with four-piece tables of small boards beside them: the
+//! SPEC position's value and best moves read off the page, a move played and pieces placed
+//! by clicking (a black knight making four men), an en-passant right set in its field, the
+//! heatmap, and the SVGs of `bidtb map`, `bidtb plot` and `bidtb atlas` rendered.
+//! Screenshots go to `target/tmp/e2e/`.
 
 mod common;
 use std::path::{Path, PathBuf};
@@ -66,7 +68,22 @@ fn explorer_page_in_chromium() {
     let (_, map_json, _) = bidtb(&["map", "--tables", tables, "--json", FEN]);
     let map: serde_json::Value = serde_json::from_str(&map_json).unwrap();
 
-    let server = Server::start(&root);
+    // The 8x8 tables beside four-piece ones: every material up to four men on 4x4, and
+    // KPvKP (with en passant) on 3x5.
+    let mixed = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(root.join("8x8"), mixed.path().join("8x8")).unwrap();
+    let m = mixed.path().to_str().unwrap();
+    for args in [
+        &["--board", "4x4", "--pieces", "4"][..],
+        &["--board", "3x5", "--material", "KPvKP"][..],
+    ] {
+        let mut full = vec!["generate", "--method", "solve", "--out", m, "-q"];
+        full.extend_from_slice(args);
+        let (code, _, stderr) = bidtb(&full);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    let tb = bidtb::Tablebase::open(mixed.path()).unwrap();
+    let server = Server::start(mixed.path());
     let node = Command::new("node")
         .arg(e2e.join("explorer.mjs"))
         .args([&server.url, out.to_str().unwrap()])
@@ -102,6 +119,25 @@ fn explorer_page_in_chromium() {
     assert_eq!(read["heat_h8"], serde_json::Value::Null);
     assert_eq!(read["heat_squares"], 62);
     assert_eq!(read["page_errors"], serde_json::json!([]));
+    // Four pieces: a black knight placed by clicking; the page says what the library says.
+    assert_eq!(read["four_fen"], "k3/4/1n2/K2R");
+    let four = tb.probe_fen("k3/4/1n2/K2R").unwrap();
+    assert_eq!(read["four_value"], four.value.to_string());
+    let black: Vec<String> = four.black.iter().map(|m| m.uci.clone()).collect();
+    assert_eq!(read["four_black_moves"], serde_json::json!(black));
+    // En passant: the right set in its field adds Black's capture a4b3.
+    assert_eq!(read["ep_fen"], "2k/pP1/3/3/K2 - - b3");
+    let without = tb.probe_fen("2k/pP1/3/3/K2").unwrap();
+    let with = tb.probe_fen("2k/pP1/3/3/K2 - - b3").unwrap();
+    assert_eq!(read["ep_without"], without.value.to_string());
+    assert_eq!(read["ep_with"], with.value.to_string());
+    assert!(
+        !read["ep_without_black"]
+            .as_array()
+            .unwrap()
+            .contains(&"a4b3".into())
+    );
+    assert!(with.black.iter().any(|m| m.uci == "a4b3"));
     // The SVGs.
     assert_eq!(read["map_squares"], 62);
     assert_eq!(read["map_d8_title"], "d8: 3/4 ≈ 0.75");
@@ -113,6 +149,7 @@ fn explorer_page_in_chromium() {
     for name in [
         "explorer.png",
         "explorer-heatmap.png",
+        "explorer-four.png",
         "map.png",
         "plot.png",
         "grid.png",

@@ -18,7 +18,9 @@ use bidtb::{Board, Material, Tablebase, Value, fen};
 fn engine(tb: &Tablebase, key: &str) -> (Value, Value) {
     let (placement, ep) = key.split_once(' ').expect("placement and en-passant field");
     let parsed = fen::parse(&format!("{placement} - - {ep}")).expect("the reference's FEN");
-    let e = tb.entry(parsed.board, &parsed.position).expect("a stored position");
+    let e = tb
+        .entry(parsed.board, &parsed.position)
+        .expect("a stored position");
     let beta = e.beta.clone().unwrap_or_else(|| e.value.clone());
     (e.value, beta)
 }
@@ -30,7 +32,9 @@ fn compare(files: u8, ranks: u8, args: &[&str], materials: &[Material]) -> BTree
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
     let b = board.to_string();
-    let mut full = vec!["generate", "--board", &b, "--method", "solve", "--out", out, "-q"];
+    let mut full = vec![
+        "generate", "--board", &b, "--method", "solve", "--out", out, "-q",
+    ];
     full.extend_from_slice(args);
     let (code, _, stderr) = common::bidtb(&full);
     assert_eq!(code, 0, "{stderr}");

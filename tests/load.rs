@@ -6,8 +6,7 @@
 mod common;
 use std::time::{Duration, Instant};
 
-use bidtb::position::Material;
-use bidtb::{Board, fen, index};
+use bidtb::{Board, Material, fen, index};
 use common::{Server, tables_8x8};
 
 const CLIENTS: usize = 50;
@@ -24,13 +23,20 @@ fn positions(count: usize) -> Vec<String> {
         (state % m as u64) as usize
     };
     let mut out = Vec::with_capacity(count);
+    let three = Material::three_piece();
     while out.len() < count {
-        let material = Material::ALL[next(Material::ALL.len())];
-        let keys = board.len().pow(if material.0.is_some() { 3 } else { 2 });
-        let pos = index::position_of_key(board, material, next(keys));
+        let material = three[next(three.len())];
+        let keys = index::key_space(board, material) as usize;
+        let Some(pos) = index::position_of_key(board, material, next(keys) as u64) else {
+            continue;
+        };
         if pos.validate(board).is_ok() {
-            let black = material.0.is_some() && next(2) == 1;
-            out.push(fen::write(board, &pos, black));
+            let shown = if material.man_count() == 3 && next(2) == 1 {
+                pos.mirror(board)
+            } else {
+                pos
+            };
+            out.push(fen::write(board, &shown));
         }
     }
     out

@@ -71,7 +71,10 @@ fn too_little_memory_is_refused_before_the_run() {
         &[("D", d), ("BIDTB_MEMORY_LIMIT", "50M")],
     );
     assert_eq!(code, 1, "{stderr}");
-    assert!(stderr.contains("generating 8x8 needs about"), "{stderr}");
+    assert!(
+        stderr.contains("generating KvK, KQvK, KRvK, KBvK, KNvK, KPvK on 8x8 needs about"),
+        "{stderr}"
+    );
     assert!(stderr.contains("only 50 MB are available"), "{stderr}");
 }
 
@@ -114,7 +117,7 @@ fn the_solve_method_refuses_boards_that_do_not_fit() {
         &[("D", d), ("BIDTB_MEMORY_LIMIT", "24G")],
     );
     assert_eq!(code, 1, "{stderr}");
-    assert!(stderr.contains("solving 16x16 needs about"), "{stderr}");
+    assert!(stderr.contains("on 16x16 needs about"), "{stderr}");
     assert!(started.elapsed().as_secs() < 10, "refused before any work");
     // 8x8 fits in 1 GB.
     let (code, stderr) = run(

@@ -42,7 +42,7 @@ fn result(dir: &Path, board: &str) -> Vec<(String, Vec<u8>)> {
             let mut bytes = std::fs::read(e.path()).unwrap();
             if name == "summary.json" {
                 let mut json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-                for key in ["seconds", "stage_seconds", "kernel"] {
+                for key in ["seconds", "stage_seconds", "kernel", "reused"] {
                     json.as_object_mut().unwrap().remove(key);
                 }
                 bytes = json.to_string().into_bytes();
@@ -252,12 +252,13 @@ fn ctrl_c_stops_cleanly_with_a_checkpoint() {
     );
 }
 
-/// The solve method's result without what describes the process rather than the result.
+/// The solve method's result without what describes the process rather than the result
+/// (the solve's rounds, in the summary and in each material's record).
 fn solve_result(dir: &Path, board: &str) -> Vec<(String, Vec<u8>)> {
     result(dir, board)
         .into_iter()
         .map(|(name, bytes)| {
-            if name != "summary.json" {
+            if !name.ends_with(".json") {
                 return (name, bytes);
             }
             let mut json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
@@ -267,8 +268,10 @@ fn solve_result(dir: &Path, board: &str) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-/// Start `bidtb generate --method solve` on `board` into `d` with `extra` arguments, send
-/// `signal` after `after`; its exit code and stderr.
+/// Start `bidtb generate --method solve` on `board` into `d` with `extra` arguments, and
+/// send `signal` `after` the first time its progress shows an exact evaluation under way
+/// (a material's strategies exist then, so a stop has a state to save); its exit code and
+/// stderr.
 fn signalled_solve(
     board: &str,
     d: &str,
@@ -276,25 +279,33 @@ fn signalled_solve(
     signal: &str,
     after: Duration,
 ) -> (i32, String) {
+    use std::io::{BufRead, BufReader};
     let mut args = vec![
         "generate", "--board", board, "--method", "solve", "--out", d,
     ];
     args.extend_from_slice(extra);
-    let child = Command::new(env!("CARGO_BIN_EXE_bidtb"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bidtb"))
         .args(&args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(after);
-    let _ = Command::new("kill")
-        .args([signal, &child.id().to_string()])
-        .status();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let id = child.id().to_string();
+    let lines = BufReader::new(child.stderr.take().unwrap());
+    let mut text = String::new();
+    let mut sent = false;
+    for line in lines.lines() {
+        let line = line.unwrap();
+        if !sent && line.contains(": exact") {
+            std::thread::sleep(after);
+            let _ = Command::new("kill").args([signal, &id]).status();
+            sent = true;
+        }
+        text += &line;
+        text.push('\n');
+    }
+    let status = child.wait().unwrap();
+    (status.code().unwrap_or(-1), text)
 }
 
 #[test]
@@ -313,19 +324,14 @@ fn stopped_and_killed_solve_runs_resume_to_the_uninterrupted_result() {
     let ckpt = dir.path().join("9x9/solve.ckpt");
     let mut schedule = Schedule::new("signal");
     // Ctrl-C until two runs were stopped with their state saved, one of them after resuming
-    // from a saved state.
+    // from a saved state: a little after an exact evaluation started, in whichever material
+    // is under way (the materials solved before are kept as tables).
     let (mut saved, mut saved_after_resuming) = (0, 0);
     for _ in 0..40 {
         if saved >= 2 && saved_after_resuming >= 1 {
             break;
         }
-        // A resumed run is shorter (no floating point, no first strategies).
-        let span = if ckpt.exists() {
-            whole / 3
-        } else {
-            whole * 3 / 4
-        };
-        let after = Duration::from_millis(whole / 10 + schedule.below(span + 1));
+        let after = Duration::from_millis(schedule.below(whole / 6 + 1));
         let (code, stderr) = signalled_solve("9x9", d, &["--resume"], "-INT", after);
         assert!(!stderr.contains("panicked"), "{stderr}");
         match code {
@@ -383,34 +389,58 @@ fn stopped_and_killed_solve_runs_resume_to_the_uninterrupted_result() {
 
 #[test]
 fn unusable_solve_checkpoints_are_refused_by_name() {
+    use bidtb::Material;
     use bidtb::graph::Graph;
     use bidtb::index::Index;
-    use bidtb::solve::{self, Bound, Settings};
+    use bidtb::solve::checkpoint::{self, Job};
+    use bidtb::solve::{self, Bound, Game, Settings};
 
     let plain = tempfile::tempdir().unwrap();
     let p = plain.path().to_str().unwrap();
     let solve_args = ["generate", "--board", "5x5", "--method", "solve", "-q"];
     assert_eq!(bidtb(&[&solve_args[..], &["--out", p]].concat()).0, 0);
 
-    // A state kept by the library: α's final strategies.
+    // A state kept by the library: α's final strategies for the first job, KvK.
     let board: bidtb::Board = "5x5".parse().unwrap();
-    let graph = Graph::new(&Index::new(board));
-    let alpha = solve::solve_bound(&graph, Bound::Alpha, &Settings::default(), &|_| true).unwrap();
+    let kvk = [Material::KVK];
+    let graph = Graph::new(&Index::new(board, &kvk));
+    let alpha = solve::solve_bound(
+        Game::closed(&graph),
+        Bound::Alpha,
+        &Settings::default(),
+        &|_| true,
+    )
+    .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     let board_dir = dir.path().join("5x5");
     std::fs::create_dir_all(&board_dir).unwrap();
-    let ck = bidtb::solve_checkpoint::save(&board_dir, board, &graph, &[&alpha.kept()]).unwrap();
+    let job = Job {
+        board,
+        materials: &kvk,
+        graph: &graph,
+    };
+    let ck = checkpoint::save(&board_dir, job, &[&alpha.kept()]).unwrap();
     let good = std::fs::read(&ck).unwrap();
     let resume = [&solve_args[..], &["--out", d, "--resume"]].concat();
 
     every_damage_is_refused(&ck, &good, &resume, 30);
     // Another board's state under this board's name.
     let other: bidtb::Board = "4x6".parse().unwrap();
-    let other_graph = Graph::new(&Index::new(other));
-    let other_alpha =
-        solve::solve_bound(&other_graph, Bound::Alpha, &Settings::default(), &|_| true).unwrap();
-    let bytes = bidtb::solve_checkpoint::encode(other, &other_graph, &[&other_alpha.kept()]);
+    let other_graph = Graph::new(&Index::new(other, &kvk));
+    let other_alpha = solve::solve_bound(
+        Game::closed(&other_graph),
+        Bound::Alpha,
+        &Settings::default(),
+        &|_| true,
+    )
+    .unwrap();
+    let other_job = Job {
+        board: other,
+        materials: &kvk,
+        graph: &other_graph,
+    };
+    let bytes = checkpoint::encode(other_job, &[&other_alpha.kept()]);
     std::fs::write(&ck, &bytes).unwrap();
     let (code, _, stderr) = bidtb(&resume);
     assert_eq!(code, 1);

@@ -3,6 +3,7 @@
 //! end; and it does retire positions.
 
 use bidtb::generate::{self, Options, Silent, Solution};
+use bidtb::value::Imaged;
 use bidtb::{Board, Material};
 
 fn solve(board: Board, retire_every: u32) -> Solution {
@@ -18,27 +19,24 @@ fn solve(board: Board, retire_every: u32) -> Solution {
 fn same_results(files: u8, ranks: u8) {
     let board = Board::new(files, ranks).unwrap();
     let (plain, retiring) = (solve(board, 0), solve(board, 4));
-    assert_eq!(plain.kernel_stats.as_ref().unwrap().retired, 0);
+    let (pi, ri) = (plain.iteration().unwrap(), retiring.iteration().unwrap());
+    assert_eq!(pi.kernel.retired, 0);
     assert!(
-        retiring.kernel_stats.as_ref().unwrap().retired > 0,
+        ri.kernel.retired > 0,
         "{board}: some positions are proved and retired before the end"
     );
     assert_eq!(
-        plain.first_richman_iteration,
-        retiring.first_richman_iteration
+        plain.first_richman_iteration(),
+        retiring.first_richman_iteration()
     );
     assert!(plain.certified() && retiring.certified());
     for i in 0..plain.graph.positions() {
         assert_eq!(
-            plain.guesses.value(i),
-            retiring.guesses.value(i),
+            plain.values.value(i),
+            retiring.values.value(i),
             "{board} {i}"
         );
-        assert_eq!(
-            plain.guesses.last_change(i),
-            retiring.guesses.last_change(i),
-            "{board} {i}"
-        );
+        assert_eq!(pi.last_change[i], ri.last_change[i], "{board} {i}");
     }
     let stable = |s: &Solution| -> Vec<(Material, Option<u32>)> {
         s.classes.iter().map(|(m, r)| (*m, r.stable_at)).collect()
@@ -63,9 +61,9 @@ fn retiring_changes_no_result_on_5x4() {
 fn compacting_the_kernel_changes_no_kept_value() {
     use bidtb::graph::Graph;
     use bidtb::index::Index;
-    use bidtb::kernel::Kernel;
+    use bidtb::iterate::kernel::Kernel;
 
-    let index = Index::new(Board::new(5, 4).unwrap());
+    let index = Index::three_piece(Board::new(5, 4).unwrap());
     let graph = Graph::new(&index);
     let (mut full, mut compact) = (Kernel::new(&graph, 2), Kernel::new(&graph, 2));
     let step = |k: &mut Kernel| {

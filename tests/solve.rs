@@ -1,11 +1,11 @@
 //! The solve method against the study's method and against games built to fool it.
 
-use bidtb::generate::{self, Method, Options, Silent, Solution};
+use bidtb::generate::{self, Method, Options, Silent, Solution, report};
 use bidtb::graph::Graph;
-use bidtb::guess::Value;
 use bidtb::index::Index;
-use bidtb::solve::{self, Bound, Settings, SolveError, proves};
-use bidtb::{Board, Position, Square, report, table};
+use bidtb::solve::{self, Bound, Game, Settings, SolveError, proves};
+use bidtb::value::Imaged;
+use bidtb::{Board, Position, Square, Value, table};
 
 fn run(board: Board, method: Method) -> Solution {
     let mut options = Options::new(board);
@@ -13,7 +13,7 @@ fn run(board: Board, method: Method) -> Solution {
     generate::solve(&options, &Silent)
 }
 
-/// The table files of a run, without their 128-byte headers (which hold the iteration
+/// The table files of a run, without their headers (which hold the iteration
 /// fields: first Richman iteration, stable-at).
 fn bodies(sol: &Solution) -> Vec<Vec<u8>> {
     report::table_contents(sol)
@@ -32,7 +32,7 @@ fn both_methods_write_the_same_tables_on_small_boards() {
             let board = Board::new(files, ranks).unwrap();
             let (iterate, solved) = (run(board, Method::Iterate), run(board, Method::Solve));
             assert!(iterate.certified() && solved.certified(), "{board}");
-            assert_eq!(solved.first_richman_iteration, None);
+            assert_eq!(solved.first_richman_iteration(), None);
             assert!(solved.alpha_below_beta.is_empty());
             assert_eq!(bodies(&iterate), bodies(&solved), "{board}");
         }
@@ -40,7 +40,12 @@ fn both_methods_write_the_same_tables_on_small_boards() {
 }
 
 fn v(n: u64, d: u64) -> Value {
-    Value::new(n.into(), d.into())
+    Value::small(n, d)
+}
+
+/// The exact values of the first `n` nodes of a candidate (the positions).
+fn values(c: &solve::Candidate, n: usize) -> Vec<Value> {
+    c.values.values()[..n].to_vec()
 }
 
 fn quiet() -> impl Fn(solve::Event<'_>) -> bool + Sync {
@@ -48,7 +53,7 @@ fn quiet() -> impl Fn(solve::Event<'_>) -> bool + Sync {
 }
 
 fn solve_bound(graph: &Graph, bound: Bound, settings: &Settings) -> solve::Candidate {
-    match solve::solve_bound(graph, bound, settings, &quiet()) {
+    match solve::solve_bound(Game::closed(graph), bound, settings, &quiet()) {
         Ok(c) => c,
         Err(e) => panic!("{bound:?}: {e:?}"),
     }
@@ -71,7 +76,7 @@ fn alpha_and_beta_apart_on_a_game_where_they_differ() {
     let alpha = solve_bound(&graph, Bound::Alpha, &settings);
     // P4: White's best is P0 (2/3), Black's best P3 (0 under α, 1 under β).
     assert_eq!(
-        alpha.values(5),
+        values(&alpha, 5),
         vec![v(2, 3), v(1, 3), v(0, 1), v(0, 1), v(1, 3)]
     );
     assert!(proves(&alpha.certificate, Bound::Alpha));
@@ -82,7 +87,7 @@ fn alpha_and_beta_apart_on_a_game_where_they_differ() {
     let beta = solve_bound(&graph, Bound::Beta, &settings);
     // P4 under β: White max(2/3, 1) = 1 (P2), Black min(1/3, 1) = 1/3: (1 + 1/3)/2.
     assert_eq!(
-        beta.values(5),
+        values(&beta, 5),
         vec![v(2, 3), v(1, 3), v(1, 1), v(1, 1), v(2, 3)]
     );
     assert!(proves(&beta.certificate, Bound::Beta));
@@ -97,8 +102,8 @@ fn a_cycle_with_no_exit_gives_alpha_zero_and_beta_one() {
     let settings = Settings::default();
     let alpha = solve_bound(&graph, Bound::Alpha, &settings);
     let beta = solve_bound(&graph, Bound::Beta, &settings);
-    assert_eq!(alpha.values(2), vec![v(0, 1), v(0, 1)]);
-    assert_eq!(beta.values(2), vec![v(1, 1), v(1, 1)]);
+    assert_eq!(values(&alpha, 2), vec![v(0, 1), v(0, 1)]);
+    assert_eq!(values(&beta, 2), vec![v(1, 1), v(1, 1)]);
 }
 
 /// Strategies chosen without any floating-point iteration (every approximate value 0, so
@@ -109,7 +114,7 @@ fn a_cycle_with_no_exit_gives_alpha_zero_and_beta_one() {
 fn wrong_strategies_are_detected_and_improved() {
     for (files, ranks) in [(4, 4), (5, 4), (3, 5)] {
         let board = Board::new(files, ranks).unwrap();
-        let index = Index::new(board);
+        let index = Index::three_piece(board);
         let graph = Graph::new(&index);
         let blind = Settings {
             max_sweeps: 0,
@@ -124,7 +129,7 @@ fn wrong_strategies_are_detected_and_improved() {
         assert!(c.stats.rounds.len() > 1);
         let reference = run(board, Method::Iterate);
         for p in 0..graph.positions() {
-            assert_eq!(c.value(p), reference.guesses.value(p), "{board} {p}");
+            assert_eq!(c.value(p), reference.values.value(p), "{board} {p}");
         }
     }
 }
@@ -133,9 +138,14 @@ fn wrong_strategies_are_detected_and_improved() {
 #[test]
 fn a_solve_can_be_stopped() {
     let board = Board::new(4, 4).unwrap();
-    let graph = Graph::new(&Index::new(board));
+    let graph = Graph::new(&Index::three_piece(board));
     let stop = |e: solve::Event<'_>| !matches!(e, solve::Event::Stage("exact"));
-    let out = solve::solve_bound(&graph, Bound::Alpha, &Settings::default(), &stop);
+    let out = solve::solve_bound(
+        Game::closed(&graph),
+        Bound::Alpha,
+        &Settings::default(),
+        &stop,
+    );
     assert!(matches!(out, Err(SolveError::Stopped)));
 }
 
@@ -145,11 +155,8 @@ fn transposed(from: Board, to: Board, pos: &Position) -> Position {
         to.square(from.rank_of(sq), from.file_of(sq))
             .expect("inside the transposed board")
     };
-    Position {
-        wk: t(pos.wk),
-        bk: t(pos.bk),
-        piece: pos.piece.map(|(p, s)| (p, t(s))),
-    }
+    let squares: Vec<Square> = pos.squares().iter().map(|&s| t(s)).collect();
+    Position::new(pos.material(), &squares, None)
 }
 
 /// Without pawns nothing distinguishes files from ranks: every pawnless value on F x R is
@@ -165,7 +172,7 @@ fn pawnless_values_agree_under_transposition() {
         let mut compared = 0;
         for p in 0..sa.graph.positions() {
             let pos = sa.index.position(p);
-            if pos.material().has_pawn() {
+            if pos.material().has_pawns() {
                 continue;
             }
             let there = transposed(a, b, &pos);
@@ -187,11 +194,12 @@ fn stopped_evaluations_resume_to_the_same_values() {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     let board = Board::new(8, 8).unwrap();
-    let index = Index::new(board);
+    let index = Index::three_piece(board);
     let graph = Graph::new(&index);
+    let game = Game::closed(&graph);
     let alpha = solve_bound(&graph, Bound::Alpha, &Settings::default());
     let (want, whole) =
-        evaluate::evaluate(&graph, &alpha.strategies, Bound::Alpha, &quiet()).unwrap();
+        evaluate::evaluate(game, &alpha.strategies, Bound::Alpha, &quiet()).unwrap();
     assert!(whole.systems > 10 && whole.largest > 100, "{whole:?}");
     let mut with_refinements = 0;
     let mut with_systems = 0;
@@ -203,7 +211,7 @@ fn stopped_evaluations_resume_to_the_same_values() {
     };
     let counting = Keeper::new(&count, None, &|_| {});
     let (same, _) = evaluate::evaluate_kept(
-        &graph,
+        game,
         &alpha.strategies,
         Bound::Alpha,
         &quiet(),
@@ -233,7 +241,7 @@ fn stopped_evaluations_resume_to_the_same_values() {
             *kept.lock().unwrap() = Some(postcard::to_allocvec(&state).unwrap());
         };
         let out = evaluate::evaluate_kept(
-            &graph,
+            game,
             &alpha.strategies,
             Bound::Alpha,
             &quiet(),
@@ -252,7 +260,7 @@ fn stopped_evaluations_resume_to_the_same_values() {
         with_refinements += usize::from(!state.evaluation.running.is_empty());
         with_systems += usize::from(!state.evaluation.solved.is_empty());
         let (got, stats) = evaluate::evaluate_kept(
-            &graph,
+            game,
             &alpha.strategies,
             Bound::Alpha,
             &quiet(),
@@ -281,7 +289,7 @@ fn stopped_solves_resume_to_the_same_values() {
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    let real = Graph::new(&Index::new(Board::new(5, 4).unwrap()));
+    let real = Graph::new(&Index::three_piece(Board::new(5, 4).unwrap()));
     let mixed = mixed_game();
     let blind = Settings {
         max_sweeps: 0,
@@ -306,10 +314,17 @@ fn stopped_solves_resume_to_the_same_values() {
                 *kept.lock().unwrap() = Some(postcard::to_allocvec(&[state][..]).unwrap());
             };
             let keeper = Keeper::new(&stop, None, &sink);
-            match solve_bound_kept(graph, bound, &settings, &quiet(), None, &keeper) {
+            match solve_bound_kept(
+                Game::closed(graph),
+                bound,
+                &settings,
+                &quiet(),
+                None,
+                &keeper,
+            ) {
                 Ok(c) => {
                     // Finished before the stop: every stop point was tried.
-                    assert!(c.values(n) == whole.values(n));
+                    assert!(values(&c, n) == values(&whole, n));
                     break;
                 }
                 Err(SolveError::Stopped) => {}
@@ -321,10 +336,17 @@ fn stopped_solves_resume_to_the_same_values() {
             };
             let states: Vec<BoundState> = postcard::from_bytes(&bytes).unwrap();
             let from = states.into_iter().next();
-            let c =
-                solve_bound_kept(graph, bound, &settings, &quiet(), from, &Keeper::none()).unwrap();
+            let c = solve_bound_kept(
+                Game::closed(graph),
+                bound,
+                &settings,
+                &quiet(),
+                from,
+                &Keeper::none(),
+            )
+            .unwrap();
             assert!(
-                c.values(n) == whole.values(n),
+                values(&c, n) == values(&whole, n),
                 "{bound:?} after {stop_after}"
             );
             // Stopped before the certificate, the resumed run re-checks the final moves

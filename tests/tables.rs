@@ -4,12 +4,15 @@
 
 use std::path::Path;
 
-use bidtb::generate::{Options, Silent, Solution, solve};
+use bidtb::generate::{Options, Silent, Solution, report, solve};
 use bidtb::index::{self, Index};
-use bidtb::position::Material;
 use bidtb::probe::Tablebase;
-use bidtb::{Board, Error, Position, Value, fen, report, table, verify};
-use num_traits::One;
+use bidtb::value::Imaged;
+use bidtb::{Board, Error, Material, Position, Value, fen, table, verify};
+
+fn m(name: &str) -> Material {
+    name.parse().unwrap()
+}
 
 fn solve_board(spec: &str) -> Solution {
     let sol = solve(&Options::new(spec.parse().unwrap()), &Silent);
@@ -21,19 +24,17 @@ fn solve_board(spec: &str) -> Solution {
 fn write_tables(sol: &Solution, root: &Path) {
     let dir = root.join(sol.board.to_string());
     std::fs::create_dir_all(&dir).unwrap();
-    for c in report::table_contents(sol).unwrap() {
-        table::write(&dir.join(table::file_name(c.material)), &c).unwrap();
-    }
+    bidtb::generate::write::write_tables(sol, &dir, false).unwrap();
 }
 
-/// Every valid position of the board, with and without symmetry reduction.
+/// Every valid position of the board's three-piece materials, without symmetry
+/// reduction.
 fn all_positions(board: Board) -> Vec<Position> {
     let mut out = Vec::new();
-    for m in Material::ALL {
-        let keys = board.len().pow(if m.0.is_some() { 3 } else { 2 });
+    for m in Material::three_piece() {
         out.extend(
-            (0..keys)
-                .map(|k| index::position_of_key(board, m, k))
+            (0..index::key_space(board, m))
+                .filter_map(|k| index::position_of_key(board, m, k))
                 .filter(|p| p.validate(board).is_ok()),
         );
     }
@@ -51,18 +52,13 @@ fn round_trip_every_position_and_level() {
         for pos in all_positions(sol.board) {
             let e = tb.entry(sol.board, &pos).unwrap();
             let g = sol.index.index_of(&pos).unwrap();
-            assert_eq!(
-                &e.value,
-                sol.guesses.value(g),
-                "{}",
-                pos.describe(sol.board)
-            );
+            assert_eq!(&e.value, sol.values.value(g), "{}", pos.describe(sol.board));
             assert_eq!(e.level_white, Some(cert.white_levels[g]));
             assert_eq!(e.level_black, Some(cert.black_levels[g]));
         }
-        for m in Material::ALL {
+        for m in Material::three_piece() {
             let info = tb.table(sol.board, m).unwrap().info().clone();
-            assert_eq!(info.first_richman_iteration, sol.first_richman_iteration);
+            assert_eq!(info.first_richman_iteration, sol.first_richman_iteration());
             assert!(info.certified());
         }
     }
@@ -80,20 +76,17 @@ fn black_pieces_answer_one_minus_the_mirror() {
         format!("{}{}{}", b(&u[0..2]), b(&u[2..4]), &u[4..])
     };
     let mut checked = 0;
-    for pos in all_positions(board)
-        .into_iter()
-        .filter(|p| p.piece.is_some())
-    {
-        let direct = tb.probe(board, &pos, false).unwrap();
-        let text = fen::write(board, &pos, true);
+    for pos in all_positions(board).into_iter().filter(|p| p.len() == 3) {
+        let direct = tb.probe(board, &pos).unwrap();
+        let text = fen::write(board, &pos.mirror(board));
         let black = tb.probe_fen(&text).unwrap();
-        assert_eq!(black.value, Value::one() - &direct.value, "{text}");
+        assert_eq!(black.value, direct.value.complement(), "{text}");
         assert!(black.class.starts_with("KvK"), "{}", black.class);
         // Real White's moves are the mirror's Black moves, squares flipped, values 1 − v.
         let mapped: Vec<_> = direct
             .black
             .iter()
-            .map(|m| (flip_uci(&m.uci), Value::one() - &m.value, m.level))
+            .map(|m| (flip_uci(&m.uci), m.value.complement(), m.level))
             .collect();
         let mut got: Vec<_> = black
             .white
@@ -120,9 +113,7 @@ fn black_pieces_answer_one_minus_the_mirror() {
                     p.fen,
                     m.uci
                 ),
-                None => {
-                    assert!(m.value == Value::one() || m.value == Value::from_integer(0u8.into()))
-                }
+                None => assert!(m.value.is_one() || m.value.is_zero()),
             }
         }
         checked += 1;
@@ -136,13 +127,18 @@ fn probes_satisfy_the_richman_equation_and_order_moves() {
     let sol = solve_board("4x3");
     write_tables(&sol, root.path());
     let tb = Tablebase::open(root.path()).unwrap();
-    let two = Value::from_integer(2u8.into());
+    let two = num_rational::Ratio::from_integer(2u8.into());
     let mut zugzwangs = 0;
     for pos in all_positions(sol.board) {
-        let p = tb.probe(sol.board, &pos, false).unwrap();
+        let p = tb.probe(sol.board, &pos).unwrap();
         let x_w = p.best_white().map_or(&p.value, |m| &m.value);
         let x_b = p.best_black().map_or(&p.value, |m| &m.value);
-        assert_eq!(&p.value * &two, x_w + x_b, "{}", pos.describe(sol.board));
+        assert_eq!(
+            p.value.as_ratio() * &two,
+            x_w.as_ratio() + x_b.as_ratio(),
+            "{}",
+            pos.describe(sol.board)
+        );
         assert!(p.white.windows(2).all(|w| w[0].value >= w[1].value));
         assert!(p.black.windows(2).all(|w| w[0].value <= w[1].value));
         // Best moves come first among the greedy ones with the lowest level, and a greedy
@@ -241,29 +237,27 @@ fn verification_catches_tampered_values_and_levels() {
     assert!(check(root.path()).ok);
 
     // One value changed by 1/1024: the checksums are right, the equations are not.
-    let nudged = sol.guesses.value(sol.index.class_range(4).start + 7)
-        + Value::new(1u8.into(), 1024u32.into());
-    tamper(&sol, root.path(), Material::ALL[4], |c| {
-        c.values[7] = &nudged
-    });
+    let nudged = Value::from(
+        sol.values
+            .value(sol.index.class_range(4).start + 7)
+            .as_ratio()
+            + Value::small(1, 1024).as_ratio(),
+    );
+    tamper(&sol, root.path(), m("KNvK"), |c| c.values[7] = &nudged);
     let report = check(root.path());
     assert!(!report.ok);
     assert!(report.classes["KNvK"].violations > 0, "{report:?}");
 
     // Levels changed: the closures say otherwise.
     write_tables(&sol, root.path());
-    tamper(&sol, root.path(), Material::ALL[2], |c| {
-        c.levels_white[3] += 1
-    });
+    tamper(&sol, root.path(), m("KRvK"), |c| c.levels_white[3] += 1);
     let report = check(root.path());
     assert!(!report.ok);
     assert_eq!(report.classes["KRvK"].level_mismatches, 1);
 
     // A table claiming no certificate is reported.
     write_tables(&sol, root.path());
-    tamper(&sol, root.path(), Material::ALL[1], |c| {
-        c.certified_beta = false
-    });
+    tamper(&sol, root.path(), m("KQvK"), |c| c.certified_beta = false);
     let report = check(root.path());
     assert!(
         !report.ok && report.problems[0].contains("KQvK"),
@@ -274,7 +268,7 @@ fn verification_catches_tampered_values_and_levels() {
     // requires (and the probe would otherwise print).
     write_tables(&sol, root.path());
     let unreduced = Value::new_raw(2u8.into(), 4u8.into());
-    tamper(&sol, root.path(), Material::ALL[0], |c| {
+    tamper(&sol, root.path(), Material::KVK, |c| {
         c.values.iter_mut().for_each(|v| *v = &unreduced)
     });
     let report = check(root.path());
@@ -291,7 +285,7 @@ fn verification_catches_tampered_values_and_levels() {
     // KvK is 1/2 everywhere; 1/3 everywhere is refused.
     write_tables(&sol, root.path());
     let third = Value::new(1u8.into(), 3u8.into());
-    tamper(&sol, root.path(), Material::ALL[0], |c| {
+    tamper(&sol, root.path(), Material::KVK, |c| {
         c.values.iter_mut().for_each(|v| *v = &third)
     });
     assert!(!check(root.path()).ok);
@@ -300,7 +294,7 @@ fn verification_catches_tampered_values_and_levels() {
 #[test]
 fn the_index_order_is_the_file_order() {
     let board: Board = "5x5".parse().unwrap();
-    let index = Index::new(board);
+    let index = Index::new(board, &Material::all_up_to(4));
     for class in index.classes() {
         for i in 0..class.len() {
             let pos = class.position(i);
@@ -367,9 +361,9 @@ fn value_maps_agree_with_probes_square_by_square() {
     let board = sol.board;
     let mut checked = 0;
     for pos in all_positions(board) {
-        for mirrored in [false, true] {
-            let fen = fen::write(board, &pos, mirrored);
-            let map = bidtb::map::ValueMap::of_fen(&tb, &fen).unwrap();
+        for shown in [pos, pos.mirror(board)] {
+            let fen = fen::write(board, &shown);
+            let map = bidtb::probe::map::ValueMap::of_fen(&tb, &fen).unwrap();
             assert_eq!(map.fen, fen);
             for (r, row) in map.rows().iter().enumerate() {
                 for (f, &s) in row.iter().enumerate() {
@@ -386,7 +380,7 @@ fn value_maps_agree_with_probes_square_by_square() {
                     }
                 }
             }
-            assert_eq!(map.pieces.len(), 1 + pos.piece.is_some() as usize);
+            assert_eq!(map.pieces.len(), pos.len() - 1);
             assert_eq!(
                 map.at(map.black_king),
                 Some(&tb.probe_fen(&fen).unwrap().value)

@@ -201,9 +201,9 @@ fn human_summary(summary: &Summary, written: usize, out: &mut impl Write) -> std
         };
         writeln!(out, "certificate: {verdict}")?;
     }
-    let row = |cells: [&str; 11]| {
+    let row = |cells: [&str; 12]| {
         format!(
-            "{:<8} {:>10} {:>10} {:>9} {:>8} {:>5} {:>5} {:>9} {:>7} {:>6} {:>6}",
+            "{:<8} {:>10} {:>10} {:>9} {:>8} {:>5} {:>5} {:>9} {:>7} {:>7} {:>6} {:>6}",
             cells[0],
             cells[1],
             cells[2],
@@ -214,7 +214,8 @@ fn human_summary(summary: &Summary, written: usize, out: &mut impl Write) -> std
             cells[7],
             cells[8],
             cells[9],
-            cells[10]
+            cells[10],
+            cells[11]
         )
     };
     let header = [
@@ -226,6 +227,7 @@ fn human_summary(summary: &Summary, written: usize, out: &mut impl Write) -> std
         "alpha",
         "beta",
         "quiescent",
+        "zugzw",
         "a<b",
         "T max",
         "T' max",
@@ -244,6 +246,7 @@ fn human_summary(summary: &Summary, written: usize, out: &mut impl Write) -> std
             yes(c.certified_alpha),
             yes(c.certified_beta),
             opt(c.quiescent.map(|q| q.to_string())),
+            opt(c.zugzwangs.map(|q| q.to_string())),
             opt(c.alpha_below_beta.map(|q| q.to_string())),
             opt(c.max_level_white.map(|q| q.to_string())),
             opt(c.max_level_black.map(|q| q.to_string())),
@@ -473,6 +476,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         checkpoint_seconds,
         resume,
         stop: Some(&STOP),
+        ..generate::Control::default()
     };
     let started = std::time::Instant::now();
     let mut store = TableStore::new(&dir, board, allow_uncertified, Summary::new(board, method));
@@ -496,7 +500,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
                     path.display()
                 ),
                 (Method::Solve, None) => format!(
-                    "nothing of {} was saved (it stopped before its first strategies); the \
+                    "nothing was saved of {} (it stopped before its first strategies); the \
                      finished materials' tables are kept; resume with `{again}`",
                     names.join(", ")
                 ),

@@ -1,5 +1,7 @@
-// The bidtb explorer: set up a position by clicking, read its exact value and both sides'
-// moves from /api/query, play a move by clicking it, and colour the board by /api/map.
+// The bidtb explorer: set up a position by clicking (kings and up to two more men of
+// either colour, an en-passant square where pawns of both sides allow one), read its exact
+// value and both sides' moves from /api/query, play a move by clicking it, and colour the
+// board by /api/map.
 "use strict";
 
 const GLYPHS = { K: "♔", Q: "♕", R: "♖", B: "♗", N: "♘", P: "♙",
@@ -9,7 +11,11 @@ const PALETTE = ["K", "Q", "R", "B", "N", "P", "k", "q", "r", "b", "n", "p", "x"
 const STOPS = [[0, [33, 102, 172]], [0.25, [103, 169, 207]], [0.5, [247, 247, 247]],
                [0.75, [239, 138, 98]], [1, [178, 24, 43]]];
 
-const state = { files: 8, ranks: 8, pieces: new Map(), selected: null, probe: null, map: null };
+// Men besides the kings that the palette places (the tables go up to four men); a third
+// one replaces the one placed first.
+const MAX_OTHERS = 2;
+
+const state = { files: 8, ranks: 8, pieces: new Map(), ep: "", selected: null, probe: null, map: null };
 const $ = (id) => document.getElementById(id);
 
 function colour(v) {
@@ -23,9 +29,12 @@ function colour(v) {
 
 function squareName(file, rank) { return String.fromCharCode(97 + file) + (rank + 1); }
 
-// Read a FEN placement leniently (the server is the judge of validity).
+// Read a FEN leniently (the server is the judge of validity): the placement, and the
+// en-passant square of the fourth field if any.
 function parseFen(text) {
-  const rows = text.trim().split(/\s+/)[0].split("/");
+  const fields = text.trim().split(/\s+/);
+  const ep = fields[3] && fields[3] !== "-" ? fields[3] : "";
+  const rows = fields[0].split("/");
   const pieces = new Map();
   let files = 0;
   rows.forEach((row, i) => {
@@ -37,7 +46,12 @@ function parseFen(text) {
     }
     files = Math.max(files, file);
   });
-  return { files: Math.min(Math.max(files, 2), 16), ranks: Math.min(Math.max(rows.length, 2), 16), pieces };
+  return { files: Math.min(Math.max(files, 2), 16), ranks: Math.min(Math.max(rows.length, 2), 16), pieces, ep };
+}
+
+// The full FEN: the placement, and the en-passant square where one is set.
+function fullFen() {
+  return state.ep ? `${toFen()} - - ${state.ep}` : toFen();
 }
 
 function toFen() {
@@ -85,7 +99,7 @@ function renderBoard() {
   const board = $("board");
   board.style.gridTemplateColumns = `repeat(${state.files}, 52px)`;
   board.replaceChildren();
-  const heat = $("heatmap").checked && state.map && state.map.fen === toFen() ? state.map : null;
+  const heat = $("heatmap").checked && state.map && state.map.fen === fullFen() ? state.map : null;
   for (let rank = state.ranks - 1; rank >= 0; rank--) {
     for (let file = 0; file < state.files; file++) {
       const name = squareName(file, rank);
@@ -127,16 +141,21 @@ function renderBoard() {
 function place(name) {
   const p = state.selected;
   if (!p) return;
-  if (p === "x") state.pieces.delete(name);
-  else {
-    for (const [sq, q] of [...state.pieces]) {
-      const king = q === "K" || q === "k";
-      // One king of each colour, and at most one other piece.
-      if ((p === "K" || p === "k") ? q === p : !king) state.pieces.delete(sq);
+  state.pieces.delete(name);
+  if (p !== "x") {
+    const king = (q) => q === "K" || q === "k";
+    if (king(p)) {
+      // One king of each colour.
+      for (const [sq, q] of [...state.pieces]) if (q === p) state.pieces.delete(sq);
+    } else {
+      const others = [...state.pieces].filter(([, q]) => !king(q));
+      if (others.length >= MAX_OTHERS) state.pieces.delete(others[0][0]);
     }
     state.pieces.set(name, p);
   }
-  show(toFen());
+  // A changed placement has no pending en-passant right.
+  state.ep = "";
+  show(fullFen());
 }
 
 function moveList(id, moves) {
@@ -187,7 +206,8 @@ function showProbe(p) {
   $("class").textContent = `${p.board} ${p.class}`;
   $("value").textContent = p.value;
   $("decimal").textContent = decimal(p.value, 20);
-  // Tables of format version 2 keep β where it lies above α; the value shown is α.
+  // Tables keep β where it lies above α (play that never ends counts for White there, for
+  // Black in α); the value shown is α.
   $("beta").hidden = !p.beta;
   $("beta").textContent = p.beta ? ` (that is α; β = ${p.beta} ≈ ${decimal(p.beta, 20)})` : "";
   const best = (m) => m.length ? `${m[0].move} → ${m[0].value}` : "no move";
@@ -214,12 +234,13 @@ async function show(fen) {
   const g = ++generation;
   const parsed = parseFen(fen);
   Object.assign(state, parsed);
-  $("fen").value = toFen();
-  history.replaceState(null, "", "?fen=" + encodeURIComponent(toFen()));
+  $("fen").value = fullFen();
+  $("ep").value = state.ep;
+  history.replaceState(null, "", "?fen=" + encodeURIComponent(fullFen()));
   $("error").hidden = true;
   renderBoard();
   try {
-    const p = await getJson("/api/query?fen=" + encodeURIComponent(toFen()));
+    const p = await getJson("/api/query?fen=" + encodeURIComponent(fullFen()));
     if (g !== generation) return;
     state.probe = p;
     showProbe(p);
@@ -236,7 +257,7 @@ async function refreshHeat(g) {
   $("legend").hidden = !$("heatmap").checked;
   if ($("heatmap").checked && state.probe) {
     try {
-      const m = await getJson("/api/map?fen=" + encodeURIComponent(toFen()));
+      const m = await getJson("/api/map?fen=" + encodeURIComponent(fullFen()));
       if (g !== generation) return;
       state.map = m;
     } catch (e) {
@@ -252,6 +273,11 @@ async function refreshHeat(g) {
 async function start() {
   renderPalette();
   $("fen-form").addEventListener("submit", (e) => { e.preventDefault(); show($("fen").value); });
+  $("ep-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    state.ep = $("ep").value.trim() === "-" ? "" : $("ep").value.trim();
+    show(fullFen());
+  });
   $("heatmap").addEventListener("change", () => refreshHeat(generation));
   let fen = new URLSearchParams(location.search).get("fen");
   if (!fen) {

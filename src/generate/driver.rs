@@ -24,6 +24,10 @@ pub trait Store: Solved {
     }
     /// Keep a finished job (write its tables, remember its values).
     fn keep(&mut self, solution: Solution) -> Result<(), Error>;
+    /// A material of the request that the store holds already and the run reuses.
+    fn reuse(&mut self, _m: Material) -> Result<(), Error> {
+        Ok(())
+    }
 }
 
 /// Solutions kept in memory.
@@ -74,13 +78,14 @@ impl Store for InMemory {
     }
 }
 
-/// The jobs of a request, in order: each a list of materials solved jointly. A material
-/// the store holds is skipped unless it was asked for; with `resume`, even then.
+/// The jobs of a request, in order: each a list of materials solved jointly, or a
+/// material the store holds already (`Err`) and the run reuses. A material the store
+/// holds is reused unless it was asked for; with `resume`, even then.
 pub fn jobs(
     options: &Options,
     store: &dyn Store,
     resume: bool,
-) -> Result<Vec<Vec<Material>>, Error> {
+) -> Result<Vec<Result<Vec<Material>, Material>>, Error> {
     let three = Material::three_piece();
     match options.method {
         Method::Iterate => {
@@ -90,12 +95,17 @@ pub fn jobs(
                      materials only, jointly; {m} needs --method solve"
                 )));
             }
-            Ok(vec![three.to_vec()])
+            Ok(vec![Ok(three.to_vec())])
         }
         Method::Solve => Ok(Material::with_dependencies(&options.materials)
             .into_iter()
-            .filter(|m| (options.materials.contains(m) && !resume) || !store.has(*m))
-            .map(|m| vec![m])
+            .map(|m| {
+                if (options.materials.contains(&m) && !resume) || !store.has(m) {
+                    Ok(vec![m])
+                } else {
+                    Err(m)
+                }
+            })
             .collect()),
     }
 }
@@ -122,7 +132,14 @@ pub fn run(
     control: &Control<'_>,
     store: &mut dyn Store,
 ) -> Result<Driven, Error> {
-    let jobs = jobs(options, store, control.resume)?;
+    let all = jobs(options, store, control.resume)?;
+    let mut jobs = Vec::new();
+    for job in all {
+        match job {
+            Ok(materials) => jobs.push(materials),
+            Err(reused) => store.reuse(reused)?,
+        }
+    }
     let total = jobs.len();
     let mut done = Vec::new();
     for (k, materials) in jobs.into_iter().enumerate() {

@@ -23,7 +23,7 @@ pub mod write;
 
 use serde::{Deserialize, Serialize};
 
-use crate::certificate::{Certificate, UNREACHED};
+use crate::certificate::{Certificate, UNREACHED, cmp_guess, greedy_max, greedy_min};
 use crate::error::Error;
 use crate::geometry::Board;
 use crate::graph::{Exit, Graph};
@@ -150,6 +150,13 @@ pub struct ClassReport {
     pub certified_beta: Option<bool>,
     /// Number of quiescent positions (min_b s(P_b) = max_w s(P_w)), after symmetry.
     pub quiescent: Option<usize>,
+    /// Positions (after symmetry) in zugzwang: the bid (max_w α(P_w) − min_b α(P_b)) / 2 is
+    /// negative, each side would rather the other moved.
+    #[serde(default)]
+    pub zugzwangs: Option<usize>,
+    /// Distinct values among the material's positions (α and β together).
+    #[serde(default)]
+    pub distinct_values: usize,
     /// Largest progress level in White's closure T among the material's positions.
     pub max_level_white: Option<u32>,
     /// Largest progress level in Black's closure T′.
@@ -468,7 +475,11 @@ fn check_memory(options: &Options, materials: &[Material]) -> Result<(), Error> 
         ),
         Method::Solve => resources::estimate_solve_bytes(positions, 20 * positions, board.len()),
     };
-    resources::check(bytes, &format!("solving {what}"))
+    let verb = match options.method {
+        Method::Iterate => "generating",
+        Method::Solve => "solving",
+    };
+    resources::check(bytes, &format!("{verb} {what}"))
 }
 
 /// Run one job: the materials `materials` solved jointly, their exits' values taken from
@@ -550,6 +561,7 @@ pub fn solve_job(
     debug_assert!(alpha_below_beta.iter().all(|(_, b)| !b.is_zero()));
     let classes = class_reports(
         &index,
+        &graph,
         &values,
         certificate.as_ref(),
         beta.as_ref(),
@@ -610,6 +622,7 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
 /// The per-material reports of a job.
 fn class_reports(
     index: &Index,
+    index_graph: &Graph,
     values: &Images,
     cert: Option<&Certificate>,
     beta: Option<&UpperBound>,
@@ -648,6 +661,27 @@ fn class_reports(
                     .unwrap_or(0)
             };
             let beta_violations = beta.map_or(0, |b| in_class(&b.certificate.violations));
+            let graph = index_graph;
+            let zugzwangs = cert.map(|_| {
+                use rayon::prelude::*;
+                range
+                    .clone()
+                    .into_par_iter()
+                    .filter(|&p| {
+                        let w = greedy_max(values, graph.white(p));
+                        let b = greedy_min(values, graph.black(p));
+                        cmp_guess(values, w as usize, b as usize) == std::cmp::Ordering::Less
+                    })
+                    .count()
+            });
+            let distinct: std::collections::HashSet<(&num_bigint::BigUint, &num_bigint::BigUint)> =
+                range
+                    .clone()
+                    .flat_map(|i| {
+                        std::iter::once(values.value(i)).chain(beta.map(|b| b.values.value(i)))
+                    })
+                    .map(|v| (v.numer(), v.denom()))
+                    .collect();
             let report = ClassReport {
                 guess_changes: iteration
                     .and_then(|it| it.guess_changes.as_ref())
@@ -670,6 +704,8 @@ fn class_reports(
                 certified_beta: beta_cert
                     .map(|x| in_class(&x.violations) == 0 && in_class(&x.beta_failures) == 0),
                 quiescent: cert.map(|x| in_class(&x.quiescent)),
+                zugzwangs,
+                distinct_values: distinct.len(),
                 max_level_white: cert.map(|x| max_level(&x.white_levels)),
                 max_level_black: beta_cert.map(|x| max_level(&x.black_levels)),
                 positions: ci.raw_count(),

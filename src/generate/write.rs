@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::driver::Store;
-use super::report::{self, Summary};
+use super::report::{self, MaterialRecord, Summary};
 use super::{Known, Solution, Solved};
 use crate::atomic;
 use crate::error::Error;
@@ -85,6 +85,8 @@ pub struct TableStore {
     pub quiescent: String,
     /// The lines of `alpha-below-beta.txt` so far.
     pub alpha_below_beta: String,
+    /// Materials whose record is in the summary.
+    recorded: Vec<Material>,
     /// Table files written so far.
     pub written: usize,
     /// The iteration's record of the last job, where the iterate method ran
@@ -103,6 +105,7 @@ impl TableStore {
             summary,
             quiescent: String::new(),
             alpha_below_beta: String::new(),
+            recorded: Vec::new(),
             written: 0,
             convergence: None,
         }
@@ -110,6 +113,22 @@ impl TableStore {
 
     fn path(&self, m: Material) -> PathBuf {
         self.dir.join(table::file_name(m))
+    }
+
+    /// The file of a material's record, beside its table.
+    fn record_path(&self, m: Material) -> PathBuf {
+        self.dir.join(format!("{m}.json"))
+    }
+
+    /// Add a material's record to what the run reports.
+    fn note(&mut self, m: Material, record: &MaterialRecord) {
+        if self.recorded.contains(&m) {
+            return;
+        }
+        self.recorded.push(m);
+        self.summary.add_record(record);
+        self.quiescent += &record.quiescent;
+        self.alpha_below_beta += &record.alpha_below_beta;
     }
 
     /// The table of `m` if it opens and is a certified table of `m` on this board.
@@ -180,21 +199,39 @@ impl Store for TableStore {
             let dictionary = (0..table.info().dictionary_len)
                 .map(|k| table.dictionary_value(k))
                 .collect::<Result<_, Error>>()?;
-            if !self.summary.materials.contains(&m.to_string()) {
-                self.summary.reused.push(m.to_string());
-            }
             self.opened.insert(m, Opened { table, dictionary });
         }
+        Ok(())
+    }
+
+    fn reuse(&mut self, m: Material) -> Result<(), Error> {
+        let path = self.record_path(m);
+        let record = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|text| serde_json::from_str::<MaterialRecord>(&text).ok())
+            .filter(|r| r.material == m.to_string());
+        if let Some(record) = record {
+            self.note(m, &record);
+        }
+        self.summary.reused.push(m.to_string());
         Ok(())
     }
 
     fn keep(&mut self, sol: Solution) -> Result<(), Error> {
         // A failed certificate stops the run: no later material may read from it.
         let failed = sol.converged() && !sol.certified();
-        self.written += write_tables(&sol, &self.dir, self.accept_uncertified)?;
-        self.summary.add(&sol);
-        self.quiescent += &report::quiescent_lines(&sol);
-        self.alpha_below_beta += &report::alpha_below_beta_lines(&sol);
+        let written = write_tables(&sol, &self.dir, self.accept_uncertified)?;
+        self.written += written;
+        self.summary.add_job(&sol);
+        for record in report::records(&sol) {
+            let m: Material = record.material.parse()?;
+            if written > 0 {
+                let text = serde_json::to_string_pretty(&record).expect("a record serialises");
+                atomic::write_atomic(&self.record_path(m), text.as_bytes())?;
+            }
+            self.recorded.retain(|r| *r != m);
+            self.note(m, &record);
+        }
         if let Some(it) = sol.iteration() {
             let classes = sol.classes.iter().map(|(m, _)| m.to_string()).collect();
             self.convergence =

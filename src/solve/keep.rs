@@ -14,8 +14,7 @@
 //! nothing, and read back as owned data ([`BoundState`]); both have the same postcard
 //! encoding (a slice and a vector encode alike).
 
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::ser::SerializeSeq;
 use serde::{Deserialize, Serialize, Serializer};
@@ -23,6 +22,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use super::linear::Refinement;
 use super::{SolveStats, Strategies};
 use crate::graph::Graph;
+use crate::progress::SaveClock;
 use crate::value::Value;
 
 /// A system part-way through its refinement.
@@ -192,7 +192,8 @@ impl BoundState {
 pub struct Keeper<'a> {
     stop: &'a (dyn Fn() -> bool + Sync),
     every: Option<Duration>,
-    last: Mutex<Instant>,
+    own: SaveClock,
+    shared: Option<&'a SaveClock>,
     sink: &'a (dyn Fn(&BoundStateRef<'_>) + Sync),
 }
 
@@ -206,9 +207,27 @@ impl<'a> Keeper<'a> {
         Keeper {
             stop,
             every,
-            last: Mutex::new(Instant::now()),
+            own: SaveClock::default(),
+            shared: None,
             sink,
         }
+    }
+
+    /// [`Keeper::new`] with the period counted on `clock`, shared with other solves.
+    pub fn with_clock(
+        stop: &'a (dyn Fn() -> bool + Sync),
+        every: Option<Duration>,
+        clock: &'a SaveClock,
+        sink: &'a (dyn Fn(&BoundStateRef<'_>) + Sync),
+    ) -> Keeper<'a> {
+        Keeper {
+            shared: Some(clock),
+            ..Keeper::new(stop, every, sink)
+        }
+    }
+
+    fn clock(&self) -> &SaveClock {
+        self.shared.unwrap_or(&self.own)
     }
 
     /// A keeper that never stops a run and keeps nothing.
@@ -223,20 +242,13 @@ impl<'a> Keeper<'a> {
 
     /// Whether a periodic save is due.
     pub fn due(&self) -> bool {
-        self.every.is_some_and(|every| {
-            self.last
-                .lock()
-                .map(|last| last.elapsed() >= every)
-                .unwrap_or(false)
-        })
+        self.every.is_some_and(|every| self.clock().due(every))
     }
 
     /// Hand a state to the sink (and restart the period).
     pub fn keep(&self, state: &BoundStateRef<'_>) {
         (self.sink)(state);
-        if let Ok(mut last) = self.last.lock() {
-            *last = Instant::now();
-        }
+        self.clock().restart();
     }
 }
 

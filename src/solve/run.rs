@@ -127,7 +127,7 @@ fn solve_bound(
         None => keep.save(&[state]),
     };
     let every = control.checkpoint_seconds.map(Duration::from_secs);
-    let keeper = Keeper::new(&stopping, every, &sink);
+    let keeper = Keeper::with_clock(&stopping, every, &control.saved, &sink);
     if let Some(state) = &from {
         obs.notice(&resumed_notice(name, state));
     }

@@ -71,6 +71,31 @@ try {
   read.heat_h8 = await page.getAttribute('.sq[data-square="h8"]', "data-value");
   read.heat_squares = await page.$$eval(".sq[data-value]", (l) => l.length);
   await page.screenshot({ path: path.join(outDir, "explorer-heatmap.png"), fullPage: true });
+
+  // Four pieces (the 4x4 tables): a black knight placed beside White's rook.
+  await page.uncheck("#heatmap");
+  await page.fill("#fen", "k3/4/4/K2R");
+  await page.click("#load");
+  await page.waitForFunction(() => document.getElementById("class").textContent === "4x4 KRvK");
+  await page.click('#palette button[data-piece="n"]');
+  await page.click('.sq[data-square="b2"]');
+  await page.waitForFunction(() => document.getElementById("class").textContent === "4x4 KRvKN");
+  read.four_fen = await page.inputValue("#fen");
+  read.four_value = await page.textContent("#value");
+  read.four_black_moves = await page.$$eval("#black-moves li", (l) => l.map((e) => e.dataset.move));
+  await page.screenshot({ path: path.join(outDir, "explorer-four.png"), fullPage: true });
+
+  // En passant (the 3x5 KPvKP tables): the same placement without and with the right.
+  await page.fill("#fen", "2k/pP1/3/3/K2");
+  await page.click("#load");
+  await page.waitForFunction(() => document.getElementById("class").textContent === "3x5 KPvKP");
+  read.ep_without = await page.textContent("#value");
+  read.ep_without_black = await page.$$eval("#black-moves li", (l) => l.map((e) => e.dataset.move));
+  await page.fill("#ep", "b3");
+  await page.click("#set-ep");
+  await page.waitForSelector('#black-moves li[data-move="a4b3"]');
+  read.ep_fen = await page.inputValue("#fen");
+  read.ep_with = await page.textContent("#value");
   read.page_errors = errors;
 
   // The SVGs render.
