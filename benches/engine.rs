@@ -51,9 +51,7 @@ fn kernel_8x8(c: &mut Criterion) {
     });
     // The kernel of a late default run: compacted to the KNvK positions (the ones still
     // unsettled there) and what they read.
-    let knight = index
-        .class_number("KNvK".parse().unwrap())
-        .unwrap();
+    let knight = index.class_number("KNvK".parse().unwrap()).unwrap();
     let range = index.class_range(knight);
     let sought: Vec<bool> = (0..graph.positions()).map(|p| range.contains(&p)).collect();
     let mut retired = Kernel::new(&graph, 43);
