@@ -23,7 +23,7 @@
 
 use rayon::prelude::*;
 
-use crate::index::{Index, canonical_key};
+use crate::index::{Canon, Index, canonical_key};
 use crate::material::{Material, Piece};
 use crate::rules::{self, Outcome};
 
@@ -147,6 +147,15 @@ impl Graph {
         let n = index.len();
         let board = index.board();
         let (win, loss) = (n as u32, n as u32 + 1);
+        // Canonical keys of every stored material a move can lead to outside the index.
+        let exit_canon: std::collections::HashMap<Material, Canon> = index
+            .classes()
+            .iter()
+            .flat_map(|c| c.material().next())
+            .map(|m| m.stored().0)
+            .filter(|m| index.class_number(*m).is_none())
+            .map(|m| (m, Canon::new(board, m)))
+            .collect();
         let target = |o: &Outcome| -> Target {
             match o {
                 Outcome::WhiteWins => Target::Node(win),
@@ -166,9 +175,13 @@ impl Graph {
                             index.position(0).material()
                         );
                         let stored = if mirrored { p.mirror(board) } else { *p };
+                        let key = match exit_canon.get(&material) {
+                            Some(canon) => canon.key(&stored),
+                            None => canonical_key(board, &stored),
+                        };
                         Target::Exit(Exit {
                             material,
-                            key: canonical_key(board, &stored),
+                            key,
                             mirrored,
                         })
                     }

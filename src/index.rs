@@ -63,6 +63,74 @@ pub fn key_space(board: Board, material: Material) -> u64 {
     Radix::new(board, material).key_space()
 }
 
+/// Canonical keys of one material's positions on one board, fast: each symmetry as a
+/// table of squares, the runs of identical men to put in order, the key's radix. What the
+/// index and the graph compute for every position and every move.
+#[derive(Clone, Debug)]
+pub struct Canon {
+    radix: Radix,
+    /// Per symmetry, the image of every square.
+    maps: Vec<Vec<u8>>,
+    /// The ranges of men that are identical (two or more of a kind).
+    runs: Vec<(usize, usize)>,
+}
+
+impl Canon {
+    /// The canonical keys of `material` on `board`.
+    pub fn new(board: Board, material: Material) -> Canon {
+        let maps = symmetries(board, material)
+            .into_iter()
+            .map(|sym| board.squares().map(|s| board.transform(sym, s).0).collect())
+            .collect();
+        let mut runs = Vec::new();
+        let mut i = 2;
+        for (_, n) in Color::BOTH.into_iter().flat_map(|c| {
+            crate::material::Piece::ALL
+                .into_iter()
+                .map(move |p| (p, material.count(c, p)))
+        }) {
+            if n > 1 {
+                runs.push((i, i + n));
+            }
+            i += n;
+        }
+        Canon {
+            radix: Radix::new(board, material),
+            maps,
+            runs,
+        }
+    }
+
+    /// The canonical key of `pos` (of this material): the smallest raw key of its images.
+    #[inline]
+    pub fn key(&self, pos: &Position) -> u64 {
+        let squares = pos.squares();
+        let n = squares.len();
+        // The en-passant pawn's side does not change under a board symmetry.
+        let ep = pos.ep().map(|p| {
+            let side = pos.man(pos.at(p).expect("the pawn stands there")).color;
+            (p.0 as usize, self.radix.files * side.index() as u64)
+        });
+        let mut best = u64::MAX;
+        let mut t = [0u8; crate::material::MAX_MEN];
+        for map in &self.maps {
+            for (slot, s) in t.iter_mut().zip(squares) {
+                *slot = map[s.0 as usize];
+            }
+            for &(a, b) in &self.runs {
+                t[a..b].sort_unstable();
+            }
+            let mut key = 0u64;
+            for &s in &t[..n] {
+                key = key * self.radix.squares + s as u64;
+            }
+            let code = ep.map_or(0, |(p, side)| 1 + (map[p] as u64 % self.radix.files) + side);
+            best = best.min(key * self.radix.ep + code);
+        }
+        best
+    }
+}
+
 /// The raw key of a position (see the module comment).
 pub fn raw_key(board: Board, pos: &Position) -> u64 {
     let radix = Radix::new(board, pos.material());
@@ -87,9 +155,16 @@ pub fn position_of_key(board: Board, material: Material, key: u64) -> Option<Pos
     if key >= radix.key_space() {
         return None;
     }
+    let pos = decode(board, material, radix, key)?;
+    // Identical men out of order are not the key of any position.
+    (raw_key(board, &pos) == key).then_some(pos)
+}
+
+/// The position a key below the key space spells, unchecked.
+fn decode(board: Board, material: Material, radix: Radix, key: u64) -> Option<Position> {
     let (mut rest, code) = (key / radix.ep, key % radix.ep);
-    let mut squares = vec![Square(0); radix.men];
-    for s in squares.iter_mut().rev() {
+    let mut squares = [Square(0); crate::material::MAX_MEN];
+    for s in squares[..radix.men].iter_mut().rev() {
         *s = Square((rest % radix.squares) as u8);
         rest /= radix.squares;
     }
@@ -108,9 +183,7 @@ pub fn position_of_key(board: Board, material: Material, key: u64) -> Option<Pos
         };
         Some(board.square(file as i32, rank)?)
     };
-    let pos = Position::new(material, &squares, ep);
-    // Identical men out of order are not the key of any position.
-    (raw_key(board, &pos) == key).then_some(pos)
+    Some(Position::new(material, &squares[..radix.men], ep))
 }
 
 /// The symmetries a material's positions are reduced by on `board`.
@@ -141,9 +214,10 @@ pub struct MaterialIndex {
     raw_count: u64,
     /// Canonical keys, increasing: position i has key `keys[i]`.
     keys: Vec<u64>,
-    /// Per raw king pair `wk · S + bk`: where its run of keys starts (NONE if the pair is
-    /// not canonical); the run ends where the next canonical pair's starts.
+    /// Per raw king pair `wk · S + bk`: where its run of keys starts and ends (NONE if the
+    /// pair is not canonical).
     runs: Vec<(u32, u32)>,
+    canon: Canon,
 }
 
 impl MaterialIndex {
@@ -151,10 +225,11 @@ impl MaterialIndex {
     pub fn new(board: Board, material: Material) -> MaterialIndex {
         let symmetries = symmetries(board, material);
         let radix = Radix::new(board, material);
+        let canon = Canon::new(board, material);
         let s = board.len();
         let pairs: Vec<(Vec<u64>, u64)> = (0..s * s)
             .into_par_iter()
-            .map(|kk| king_pair_positions(board, material, &symmetries, kk))
+            .map(|kk| king_pair_positions(board, material, &symmetries, &canon, kk))
             .collect();
         let mut keys = Vec::with_capacity(pairs.iter().map(|p| p.0.len()).sum());
         let mut runs = vec![(NONE, NONE); s * s];
@@ -177,6 +252,7 @@ impl MaterialIndex {
             raw_count,
             keys,
             runs,
+            canon,
         }
     }
 
@@ -202,7 +278,7 @@ impl MaterialIndex {
 
     /// The canonical position with local index `i`.
     pub fn position(&self, i: usize) -> Position {
-        position_of_key(self.board, self.material, self.keys[i]).expect("indexed keys decode")
+        decode(self.board, self.material, self.radix, self.keys[i]).expect("indexed keys decode")
     }
 
     /// The canonical key of local index `i` (keys increase with the index).
@@ -230,7 +306,12 @@ impl MaterialIndex {
     /// image): the graph's lookup, which skips validation.
     pub fn index_of_valid(&self, pos: &Position) -> Option<usize> {
         debug_assert_eq!(pos.material(), self.material);
-        self.find(canonical_with(self.board, &self.symmetries, pos))
+        self.find(self.canon.key(pos))
+    }
+
+    /// The canonical keys of this material.
+    pub fn canon(&self) -> &Canon {
+        &self.canon
     }
 
     /// The local index of a valid position of this material (any symmetric image).
@@ -253,6 +334,7 @@ fn king_pair_positions(
     board: Board,
     material: Material,
     syms: &[Symmetry],
+    canon: &Canon,
     kk: usize,
 ) -> (Vec<u64>, u64) {
     let s = board.len();
@@ -294,16 +376,17 @@ fn king_pair_positions(
         let mut found: Vec<u64> = Vec::new();
         for v in variants {
             let key = raw_key(board, &v);
+            if canon.key(&v) != key {
+                continue;
+            }
             let mut images: Vec<u64> = syms
                 .iter()
                 .map(|&sym| raw_key(board, &v.transform(board, sym)))
                 .collect();
             images.sort_unstable();
-            if images[0] == key {
-                images.dedup();
-                raw += images.len() as u64;
-                found.push(key);
-            }
+            images.dedup();
+            raw += images.len() as u64;
+            found.push(key);
         }
         found.sort_unstable();
         keys.extend(found);

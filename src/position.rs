@@ -128,16 +128,15 @@ impl Position {
 
     /// Sort the squares of each run of identical men.
     fn normalise(&mut self) {
-        let n = self.material.man_count();
         let mut i = 2;
-        while i < n {
-            let kind = role_of(&self.material, i);
-            let mut j = i + 1;
-            while j < n && role_of(&self.material, j) == kind {
-                j += 1;
+        for color in Color::BOTH {
+            for p in Piece::ALL {
+                let n = self.material.count(color, p);
+                if n > 1 {
+                    self.squares[i..i + n].sort_unstable();
+                }
+                i += n;
             }
-            self.squares[i..j].sort_unstable();
-            i = j;
         }
     }
 

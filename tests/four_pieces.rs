@@ -94,3 +94,142 @@ fn en_passant_positions_match_the_reference_on_3x5() {
     let kpvkp: Material = "KPvKP".parse().unwrap();
     compare(3, 5, &["--material", "KPvKP"], &[kpvkp]);
 }
+
+/// En passant by hand, on 3x5 (the values read from the tables, which the reference above
+/// confirms position by position). In `3/p2/3/kP1/2K` (Black: king a2, pawn a4; White: king
+/// c1, pawn b2) White's double step b2-b4 lands beside the black pawn and gives it the right
+/// to take en passant: the position after it is `3/pP1/3/k2/2K - - b3`, its own position.
+/// There White's options are those of the same placement without the right (every White
+/// move ends the right), and Black has one more: a4xb3 e.p. Black's best without it is a
+/// king step beside White's king (a2b1: then either side captures the other king on its
+/// coin, worth 1/2); White's best is b4-b5=Q (5/8). So without the right the value is
+/// (5/8 + 1/2)/2 = 9/16; with it, the capture (3/8, to `3/3/1p1/k2/2K`) is Black's best and
+/// the value is (5/8 + 3/8)/2 = 1/2. A second White move lapses the right: c1c2 leads to
+/// the placement without it.
+#[test]
+fn en_passant_by_hand_on_3x5() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let (code, _, stderr) = common::bidtb(&[
+        "generate",
+        "--board",
+        "3x5",
+        "--method",
+        "solve",
+        "--material",
+        "KPvKP",
+        "--out",
+        out,
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let tb = Tablebase::open(Path::new(out)).unwrap();
+    let probe = |f: &str| tb.probe_fen(f).unwrap();
+    let half = |a: &Value, b: &Value| {
+        Value::from((a.as_ratio() + b.as_ratio()) / num_rational::Ratio::from_integer(2u8.into()))
+    };
+    let v = Value::small;
+
+    // The double step creates the right; the single step does not.
+    let before = probe("3/p2/3/kP1/2K");
+    let fen_of = |p: &bidtb::Probe, m: &str| {
+        p.white
+            .iter()
+            .chain(&p.black)
+            .find(|x| x.uci == m)
+            .and_then(|x| x.fen.clone())
+            .unwrap()
+    };
+    assert_eq!(fen_of(&before, "b2b4"), "3/pP1/3/k2/2K - - b3");
+    assert_eq!(fen_of(&before, "b2b3"), "3/p2/1P1/k2/2K");
+
+    let with = probe("3/pP1/3/k2/2K - - b3");
+    let without = probe("3/pP1/3/k2/2K");
+    // White's options are the same (the right lapses on every White move).
+    let targets = |p: &bidtb::Probe| {
+        let mut t: Vec<(String, Value)> = p
+            .white
+            .iter()
+            .map(|m| (m.uci.clone(), m.value.clone()))
+            .collect();
+        t.sort();
+        t
+    };
+    assert_eq!(targets(&with), targets(&without));
+    assert_eq!(fen_of(&with, "c1c2"), "3/pP1/3/k1K/3");
+    // Black has the capture only with the right.
+    assert!(without.black.iter().all(|m| m.uci != "a4b3"));
+    assert_eq!(fen_of(&with, "a4b3"), "3/3/1p1/k2/2K");
+    assert_eq!(with.black.len(), without.black.len() + 1);
+
+    // The values, by hand from the best options.
+    let best_white = with.best_white().unwrap();
+    assert_eq!(
+        (best_white.uci.as_str(), &best_white.value),
+        ("b4b5q", &v(5, 8))
+    );
+    let kings_side_by_side = without.best_black().unwrap();
+    assert_eq!(kings_side_by_side.uci, "a2b1");
+    assert_eq!(kings_side_by_side.value, v(1, 2));
+    assert_eq!(without.value, half(&v(5, 8), &v(1, 2)));
+    assert_eq!(without.value, v(9, 16));
+    let capture = with.best_black().unwrap();
+    assert_eq!((capture.uci.as_str(), &capture.value), ("a4b3", &v(3, 8)));
+    assert_eq!(with.value, half(&v(5, 8), &v(3, 8)));
+    assert_eq!(with.value, v(1, 2));
+    assert_eq!(with.fen, "3/pP1/3/k2/2K - - b3");
+}
+
+/// Two facts no single table can fake: within one table of a material that is its own
+/// colour mirror, α(P) = 1 − β(mirror P) at every position; and without pawns nothing
+/// tells files from ranks, so every pawnless position on 3x4 has the values (α and β) of
+/// the transposed position on 4x3.
+#[test]
+fn self_mirror_materials_and_transposed_boards() {
+    use bidtb::index::MaterialIndex;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    for board in ["3x4", "4x3"] {
+        let (code, _, stderr) = common::bidtb(&[
+            "generate", "--board", board, "--method", "solve", "--pieces", "4", "--out", out, "-q",
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    let tb = Tablebase::open(Path::new(out)).unwrap();
+    let (a, b): (Board, Board) = ("3x4".parse().unwrap(), "4x3".parse().unwrap());
+    let bounds = |board: Board, p: &bidtb::Position| {
+        let e = tb.entry(board, p).unwrap();
+        let beta = e.beta.clone().unwrap_or_else(|| e.value.clone());
+        (e.value, beta)
+    };
+    let (mut mirrored, mut transposed) = (0, 0);
+    for m in Material::all_up_to(4) {
+        let index = MaterialIndex::new(a, m);
+        for i in 0..index.len() {
+            let pos = index.position(i);
+            let (alpha, beta) = bounds(a, &pos);
+            if m.is_self_mirror() {
+                let (ma, mb) = bounds(a, &pos.mirror(a));
+                assert_eq!(alpha, mb.complement(), "{m} {}", fen::write(a, &pos));
+                assert_eq!(beta, ma.complement(), "{m} {}", fen::write(a, &pos));
+                mirrored += 1;
+            }
+            if !m.has_pawns() {
+                let t = |s: bidtb::Square| b.square(a.rank_of(s), a.file_of(s)).unwrap();
+                let squares: Vec<bidtb::Square> = pos.squares().iter().map(|&s| t(s)).collect();
+                let there = bidtb::Position::new(m, &squares, None);
+                assert_eq!(
+                    bounds(b, &there),
+                    (alpha, beta),
+                    "{m} {}",
+                    fen::write(a, &pos)
+                );
+                transposed += 1;
+            }
+        }
+    }
+    assert!(
+        mirrored > 1000 && transposed > 10_000,
+        "{mirrored} {transposed}"
+    );
+}

@@ -66,7 +66,7 @@ fn move_lines(moves: &[MoveInfo], key: fn(&MoveInfo) -> &Value, closure: &str) -
 }
 
 fn human(p: &Probe, placement: &str) -> String {
-    let mut out = format!("{} {}  {placement}\n\n", p.board, p.class);
+    let mut out = format!("{} {}  {}\n\n", p.board, p.class, p.fen);
     out += &diagram(placement);
     out += &format!(
         "\nvalue      {} = {}\n",
