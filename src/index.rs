@@ -102,10 +102,15 @@ impl Canon {
     }
 
     /// The canonical key of `pos` (of this material): the smallest raw key of its images.
+    /// The kings are the key's leading digits, so only the symmetries that give the
+    /// smallest king pair are worked out in full.
     #[inline]
     pub fn key(&self, pos: &Position) -> u64 {
         let squares = pos.squares();
         let n = squares.len();
+        let (wk, bk) = (squares[0].0 as usize, squares[1].0 as usize);
+        let pair = |map: &Vec<u8>| map[wk] as u64 * self.radix.squares + map[bk] as u64;
+        let least = self.maps.iter().map(pair).min().expect("the identity is a symmetry");
         // The en-passant pawn's side does not change under a board symmetry.
         let ep = pos.ep().map(|p| {
             let side = pos.man(pos.at(p).expect("the pawn stands there")).color;
@@ -113,7 +118,7 @@ impl Canon {
         });
         let mut best = u64::MAX;
         let mut t = [0u8; crate::material::MAX_MEN];
-        for map in &self.maps {
+        for map in self.maps.iter().filter(|m| pair(m) == least) {
             for (slot, s) in t.iter_mut().zip(squares) {
                 *slot = map[s.0 as usize];
             }
@@ -124,7 +129,9 @@ impl Canon {
             for &s in &t[..n] {
                 key = key * self.radix.squares + s as u64;
             }
-            let code = ep.map_or(0, |(p, side)| 1 + (map[p] as u64 % self.radix.files) + side);
+            let code = ep.map_or(0, |(p, side)| {
+                1 + (map[p] as u64 % self.radix.files) + side
+            });
             best = best.min(key * self.radix.ep + code);
         }
         best

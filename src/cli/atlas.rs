@@ -43,7 +43,7 @@ fn solve_board(board: bidtb::Board, max_seconds: f64) -> Result<Result<Row, Stri
     let stop = AtomicBool::new(false);
     let done = AtomicBool::new(false);
     let options = Options::solve(board);
-    atlas::reset_peak();
+    resources::reset_peak();
     let started = Instant::now();
     let run = std::thread::scope(|scope| {
         scope.spawn(|| {
@@ -73,7 +73,7 @@ fn solve_board(board: bidtb::Board, max_seconds: f64) -> Result<Result<Row, Stri
     match run {
         Ok(Run::Finished(sol)) if sol.certified() => {
             let seconds = started.elapsed().as_secs_f64();
-            Ok(Ok(atlas::row(&sol, seconds, atlas::peak_mib())))
+            Ok(Ok(atlas::row(&sol, seconds, resources::peak_mib())))
         }
         Ok(Run::Finished(_)) => Ok(Err("the certificate failed".into())),
         Ok(Run::Interrupted { .. }) => Ok(Err(format!("over {max_seconds} s"))),

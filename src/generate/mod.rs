@@ -297,8 +297,20 @@ pub struct Solution {
     pub classes: Vec<(Material, ClassReport)>,
     /// Stage timings.
     pub timings: Timings,
+    /// What the job cost.
+    pub cost: Cost,
     /// What the method adds.
     pub details: Details,
+}
+
+/// What a job cost: its wall-clock seconds and the process's peak resident memory while it
+/// ran.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct Cost {
+    /// Seconds, from the index to the reports.
+    pub seconds: f64,
+    /// Peak resident memory in MiB (Linux; None elsewhere).
+    pub peak_mib: Option<u64>,
 }
 
 impl Solution {
@@ -494,6 +506,8 @@ pub fn solve_job(
 ) -> Result<Run, Error> {
     check_memory(options, materials)?;
     let board = options.board;
+    let started = std::time::Instant::now();
+    resources::reset_peak();
     let mut timings = Timings::default();
     let index = timed(obs, "index", &mut timings.index, || {
         Index::new(board, materials)
@@ -568,6 +582,10 @@ pub fn solve_job(
         &alpha_below_beta,
         &details,
     );
+    let cost = Cost {
+        seconds: started.elapsed().as_secs_f64(),
+        peak_mib: resources::peak_mib(),
+    };
     Ok(Run::Finished(Box::new(Solution {
         board,
         index,
@@ -578,6 +596,7 @@ pub fn solve_job(
         alpha_below_beta,
         classes,
         timings,
+        cost,
         details,
     })))
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{ClassReport, Method, Solution, Timings};
+use super::{ClassReport, Cost, Method, Solution, Timings};
 use crate::certificate::UNREACHED;
 use crate::iterate::KernelStats;
 use crate::solve::SolveStats;
@@ -47,6 +47,9 @@ pub struct Summary {
     pub alpha_below_beta: Option<usize>,
     /// Per material, by name (KvK, KQvK, ..., KRvKN, ...).
     pub classes: BTreeMap<String, ClassReport>,
+    /// Per material, what its job cost (the three-piece materials' joint job, for the
+    /// iteration).
+    pub costs: BTreeMap<String, Cost>,
 }
 
 impl Summary {
@@ -67,6 +70,7 @@ impl Summary {
             solve: (method == Method::Solve).then(BTreeMap::new),
             alpha_below_beta: (method == Method::Solve).then_some(0),
             classes: BTreeMap::new(),
+            costs: BTreeMap::new(),
         }
     }
 
@@ -96,6 +100,7 @@ impl Summary {
             *n += k;
         }
         self.classes.insert(record.material.clone(), r.clone());
+        self.costs.insert(record.material.clone(), record.cost);
     }
 }
 
@@ -115,6 +120,8 @@ pub struct MaterialRecord {
     pub quiescent: String,
     /// Its lines of `alpha-below-beta.txt`.
     pub alpha_below_beta: String,
+    /// What its job cost.
+    pub cost: Cost,
 }
 
 /// The record of each material of a job, in the index's order.
@@ -137,6 +144,7 @@ pub fn records(sol: &Solution) -> Vec<MaterialRecord> {
                 solve: sol.solve_stats().map(<[_]>::to_vec),
                 quiescent: of(&quiescent, &name),
                 alpha_below_beta: of(&split, &name),
+                cost: sol.cost,
                 material: name,
             }
         })

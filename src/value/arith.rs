@@ -9,20 +9,58 @@ use std::cmp::Ordering;
 
 use num_bigint::BigUint;
 use num_integer::Integer;
-use num_traits::One;
+use num_traits::{One, Zero};
 
 use super::Value;
 
 /// Numbers of at most this many bits take num-bigint's gcd (no conversion).
 const SMALL: u64 = 256;
 
-/// The greatest common divisor of `a` and `b`.
+/// The greatest common divisor of `a` and `b`. The smaller number first reduces the
+/// larger (one division), machine words take it from there when they can; num-bigint's
+/// binary gcd serves small pairs, dashu-int's Lehmer gcd large ones (a binary gcd of a large
+/// number and a small one would shift the large one bit by bit).
 pub fn gcd(a: &BigUint, b: &BigUint) -> BigUint {
-    if a.bits().min(b.bits()) <= SMALL {
-        return a.gcd(b);
+    let (big, small) = if a.bits() >= b.bits() { (a, b) } else { (b, a) };
+    if small.is_zero() {
+        return big.clone();
+    }
+    if small.bits() <= 128 {
+        let s = to_u128(small);
+        let r = to_u128(&(big % small));
+        return BigUint::from(gcd_u128(s, r));
+    }
+    if big.bits() <= SMALL {
+        return big.gcd(small);
     }
     use dashu_int::ops::Gcd;
-    from_dashu(&to_dashu(a).gcd(&to_dashu(b)))
+    from_dashu(&to_dashu(big).gcd(&to_dashu(small)))
+}
+
+/// A number of at most 128 bits as a machine word.
+fn to_u128(x: &BigUint) -> u128 {
+    x.iter_u64_digits()
+        .rev()
+        .fold(0u128, |acc, d| (acc << 64) | d as u128)
+}
+
+/// Stein's binary gcd in machine words.
+fn gcd_u128(mut a: u128, mut b: u128) -> u128 {
+    if a == 0 || b == 0 {
+        return a | b;
+    }
+    let shift = (a | b).trailing_zeros();
+    a >>= a.trailing_zeros();
+    loop {
+        b >>= b.trailing_zeros();
+        if a > b {
+            std::mem::swap(&mut a, &mut b);
+        }
+        b -= a;
+        if b == 0 {
+            return a << shift;
+        }
+    }
 }
 
 fn to_dashu(a: &BigUint) -> dashu_int::UBig {
@@ -169,6 +207,27 @@ mod tests {
         }
         assert_eq!(inverse_mod(&BigUint::from(6u8), &BigUint::from(8u8)), None);
         assert_eq!(inverse_mod(&(big.clone() * 3u8), &(big * 5u8)), None);
+    }
+
+    /// Every size pairing (machine words, small, large, lopsided) gives num-bigint's gcd.
+    #[test]
+    fn gcds_of_every_size_agree_with_num_bigint() {
+        let big = BigUint::from(3u8).pow(900) * BigUint::from(1_000_003u32);
+        let numbers = [
+            BigUint::zero(),
+            BigUint::one(),
+            BigUint::from(12u8),
+            BigUint::from(1u128 << 100) * 3u8,
+            BigUint::from(u128::MAX),
+            BigUint::from(3u8).pow(100) * 4u8,
+            big.clone(),
+            big * BigUint::from(1u128 << 90),
+        ];
+        for a in &numbers {
+            for b in &numbers {
+                assert_eq!(gcd(a, b), a.gcd(b), "{a} {b}");
+            }
+        }
     }
 
     /// Large numbers go through dashu-int: the same gcd as num-bigint's.
