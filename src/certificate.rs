@@ -311,15 +311,13 @@ pub fn certify_from(g: &impl Imaged, graph: &Graph, start: &Start) -> Certificat
 ///
 /// `game` must have the same nodes as the real game, and each position's options in it
 /// must be real options that include every one that can still be best, for α and for β, at
-/// every iteration from now on: the kernel's live lists ([`Kernel::live_game`]). Then the
+/// every iteration from now on: the iteration's kernel's live lists. Then the
 /// set X of positions returned is closed under `game`'s options, and on X the sequences
 /// αₙ, βₙ follow `game`'s recursion from now on. That recursion is monotone, and started
 /// from 0 and 1 it converges to s on X (the certificate on the closed set X, a game of its
 /// own); started from the current αₙ ≥ 0 and βₙ ≤ 1 it therefore ends with lim α ≥ s ≥
 /// lim β, hence α = β = s on X. The current guess s then lies in every later [αₘ, βₘ], so
 /// it never changes again.
-///
-/// [`Kernel::live_game`]: crate::iterate::kernel::Kernel::live_game
 pub fn proved_final(g: &impl Imaged, game: &Graph) -> Vec<bool> {
     let cert = certify(g, game);
     let positions = game.positions();

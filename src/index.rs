@@ -110,7 +110,12 @@ impl Canon {
         let n = squares.len();
         let (wk, bk) = (squares[0].0 as usize, squares[1].0 as usize);
         let pair = |map: &Vec<u8>| map[wk] as u64 * self.radix.squares + map[bk] as u64;
-        let least = self.maps.iter().map(pair).min().expect("the identity is a symmetry");
+        let least = self
+            .maps
+            .iter()
+            .map(pair)
+            .min()
+            .expect("the identity is a symmetry");
         // The en-passant pawn's side does not change under a board symmetry.
         let ep = pos.ep().map(|p| {
             let side = pos.man(pos.at(p).expect("the pawn stands there")).color;
@@ -129,9 +134,7 @@ impl Canon {
             for &s in &t[..n] {
                 key = key * self.radix.squares + s as u64;
             }
-            let code = ep.map_or(0, |(p, side)| {
-                1 + (map[p] as u64 % self.radix.files) + side
-            });
+            let code = ep.map_or(0, |(p, side)| 1 + (map[p] as u64 % self.radix.files) + side);
             best = best.min(key * self.radix.ep + code);
         }
         best

@@ -18,13 +18,12 @@ use serde::Serialize;
 
 use crate::certificate;
 use crate::error::Error;
-use crate::generate::Known;
 use crate::geometry::Board;
 use crate::graph::Graph;
 use crate::index::Index;
 use crate::material::{Material, sort_by_dependency};
 use crate::probe::Tablebase;
-use crate::solve::Terminals;
+use crate::solve::{Known, Terminals};
 use crate::table::Table;
 use crate::value::arith::{cmp_shadowed, is_reduced, shadow};
 use crate::value::{Images, Value};

@@ -25,11 +25,14 @@ use bidtb::geometry::Board;
 /// Exact endgame tablebases for bidding chess (and random-turn chess).
 ///
 /// A position's value is the share of the money Black needs to win the bidding game, which
-/// equals White's winning probability when a fair coin decides who moves. Values are exact
-/// rationals, computed either by the study's method (iterating lower and upper bounds αₙ,
-/// βₙ and guessing each value as the simplest rational between them until the guesses
-/// satisfy every equation) or by exact linear solves under improving strategies
-/// (`generate --method solve`, any board), and proved by a certificate either way.
+/// equals White's winning probability when a fair coin decides who moves. Materials are
+/// named like Syzygy's files (KRvK, KRvKN, KQQvK, KPvKP); every material with up to four
+/// men is supported. Values are exact rationals (α, and β where play that never ends makes
+/// them differ), computed either by the study's method on the three-piece materials
+/// (iterating lower and upper bounds αₙ, βₙ and guessing each value as the simplest
+/// rational between them until the guesses satisfy every equation) or by exact linear
+/// solves under improving strategies (`generate --method solve`, any board, any material),
+/// and proved by a certificate either way.
 ///
 /// Typical use: `bidtb generate` (8x8, under a minute), then
 /// `bidtb query '3k3R/8/3K4/8/8/8/8/8'`, `bidtb verify` to re-prove the files, and
@@ -48,20 +51,24 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Compute every position of two kings and at most one more piece on a board.
+    /// Compute every position of some materials on a board: the study's six three-piece
+    /// materials (default), every material up to N men (--pieces 4), or the named ones and
+    /// what they lead to (--material KRvKN).
     ///
-    /// With --method iterate (the default, the study's method): iterates αₙ, βₙ for all
-    /// classes (KvK, KQvK, KRvK, KBvK, KNvK, KPvK) jointly, tracks the guesses sₙ, and stops
-    /// once they form a Richman function; on 8x8 the first Richman iteration is 2644. With
-    /// --method solve: floating-point value iteration proposes one move per side and
-    /// position, exact linear solves give the values those moves make, moves that are
-    /// strictly worse are switched until every equation holds (any board; 8x8 in about a
-    /// second, 10x10 in under a minute). Either way every value is then proved exact (the
-    /// closures T and T′). Prints a summary and writes DIR/FxR/summary.json,
-    /// DIR/FxR/quiescent.txt, DIR/FxR/convergence.csv (iterate: per iteration and class,
-    /// guesses changed, failed equations where tested) and, when every value is proved, one
-    /// table file per class (DIR/FxR/KRvK.bidtb, ...; format in docs/FORMAT.md). The two
-    /// methods write the same tables, apart from the header's iteration fields.
+    /// With --method iterate (the default, the study's method, three-piece materials only):
+    /// iterates αₙ, βₙ for KvK, KQvK, KRvK, KBvK, KNvK, KPvK jointly, tracks the guesses sₙ,
+    /// and stops once they form a Richman function; on 8x8 the first Richman iteration is
+    /// 2644. With --method solve (any material): one material at a time in dependency
+    /// order, the materials its captures and promotions lead to read from their tables;
+    /// floating-point value iteration proposes one move per side and position, exact linear
+    /// solves give the values those moves make, strictly worse moves are switched (the
+    /// opponent's best reply first, then the side reaching for a capture) until every
+    /// equation holds; α and β are solved apart where they differ. Either way every value is
+    /// then proved exact (the closures T and T′). Prints a summary and writes
+    /// DIR/FxR/summary.json, DIR/FxR/quiescent.txt, DIR/FxR/alpha-below-beta.txt (where α < β),
+    /// DIR/FxR/convergence.csv (iterate) and, for each material proved, its table
+    /// (DIR/FxR/KRvKN.bidtb; format in docs/FORMAT.md) and record (DIR/FxR/KRvKN.json). The
+    /// two methods write the same tables, apart from the header's iteration fields.
     Generate(generate::Args),
     /// One row of facts per board over a range of boards, solved with --method solve.
     ///
@@ -77,10 +84,13 @@ enum Command {
     /// level (best first), the bid and whether it is a zugzwang.
     ///
     /// The position is a FEN piece placement, ranks from the top separated by '/', of any
-    /// board size from 2x2 to 16x16 (the size follows from the rows); fields after the
-    /// placement are accepted and ignored, since a bidding-chess position has no side to
-    /// move. Two kings and at most one more piece; a black piece (KvKR, ...) is answered
-    /// through its colour-flipped mirror. Moves are in coordinate notation (h8d8, d7d8n).
+    /// board size from 2x2 to 16x16 (the size follows from the rows) and any material the
+    /// tables hold; the side-to-move and castling fields are accepted and ignored (a
+    /// bidding-chess position has no side to move), the fourth field is the en-passant
+    /// square where a pawn has just double-stepped beside an enemy pawn. A material whose
+    /// weaker side is White (KvKR, KNvKR, ...) is answered through its colour mirror. Where
+    /// α < β, the value shown is α, with β beside it. Moves are in coordinate notation
+    /// (h8d8, d7d8n).
     Query {
         /// Directory holding the tables (as written by `bidtb generate --out DIR`).
         #[arg(long, default_value = "tables")]
@@ -95,8 +105,8 @@ enum Command {
     },
     /// The value of a position for every square of the black king (a heatmap).
     ///
-    /// Keeps White's pieces (and a black piece) where the FEN has them and puts the black
-    /// king on each free square in turn. Prints a grid of decimals, or JSON with --json;
+    /// Keeps every man but the black king where the FEN has it and puts the black king on
+    /// each free square in turn. Prints a grid of decimals, or JSON with --json;
     /// with --svg FILE writes a standalone SVG heatmap with a colour scale and the exact
     /// value of each square in its tooltip.
     Map {
@@ -143,9 +153,10 @@ enum Command {
     /// Re-check table files from their stored values alone.
     ///
     /// Checks every file's checksums and structure, that it lists exactly the positions of
-    /// its class, then re-checks every Richman equation exactly and recomputes the closures
-    /// T and T′, comparing every stored progress level. Exit status 0 only if everything
-    /// holds.
+    /// its material, then re-checks every Richman equation exactly (with the values of the
+    /// materials its moves lead to read from their tables; α's and β's apart where they
+    /// differ) and recomputes the closures T and T′, comparing every stored progress level.
+    /// Exit status 0 only if everything holds.
     Verify {
         /// Directory holding the tables.
         #[arg(long, default_value = "tables")]

@@ -33,6 +33,7 @@ use crate::material::Material;
 use crate::position::Position;
 use crate::progress::timed;
 use crate::resources;
+pub use crate::solve::Known;
 use crate::solve::{self, SolveStats, Terminals};
 use crate::value::{Imaged, Images, Value};
 
@@ -380,32 +381,6 @@ impl Solution {
     pub fn bounds(&self, pos: &Position) -> Option<(&Value, &Value)> {
         let i = self.index.index_of(pos)?;
         Some((self.values.value(i), self.beta_values().value(i)))
-    }
-}
-
-/// What a material solved before says of one of its positions.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Known {
-    /// α.
-    pub alpha: Value,
-    /// β (α where they agree).
-    pub beta: Value,
-    /// Its level in White's closure T ([`UNREACHED`] outside it).
-    pub level_white: u32,
-    /// Its level in Black's closure T′.
-    pub level_black: u32,
-}
-
-impl Known {
-    /// The same position seen through the colour mirror: α′ = 1 − β, β′ = 1 − α, the
-    /// closures swapped.
-    pub fn mirrored(self) -> Known {
-        Known {
-            alpha: self.beta.complement(),
-            beta: self.alpha.complement(),
-            level_white: self.level_black,
-            level_black: self.level_white,
-        }
     }
 }
 

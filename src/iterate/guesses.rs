@@ -91,7 +91,7 @@ impl Guesses {
     }
 
     /// Record each node's last change (one per node), keeping the values: for guesses whose
-    /// last changes were found without computing them ([`crate::settle`]).
+    /// last changes were found without computing them ([`super::settle`]).
     pub fn set_last_changes(&mut self, last_change: Vec<u32>) {
         assert_eq!(
             last_change.len(),

@@ -224,6 +224,32 @@ pub fn proves(cert: &Certificate, bound: Bound) -> bool {
         }
 }
 
+/// What a material solved before says of one of its positions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Known {
+    /// α.
+    pub alpha: Value,
+    /// β (α where they agree).
+    pub beta: Value,
+    /// Its level in White's closure T ([`crate::certificate::UNREACHED`] outside it).
+    pub level_white: u32,
+    /// Its level in Black's closure T′.
+    pub level_black: u32,
+}
+
+impl Known {
+    /// The same position seen through the colour mirror: α′ = 1 − β, β′ = 1 − α, the
+    /// closures swapped.
+    pub fn mirrored(self) -> Known {
+        Known {
+            alpha: self.beta.complement(),
+            beta: self.alpha.complement(),
+            level_white: self.level_black,
+            level_black: self.level_white,
+        }
+    }
+}
+
 /// What is known of a graph's terminal nodes (the win, the loss, the exits, in node order)
 /// before a method runs: their values for each bound (the exits' α for α, their β for β)
 /// and their levels in the closures T and T′ (0 for the king captures; an exit's levels in

@@ -16,21 +16,51 @@ use super::{
     Bound, BoundState, BoundStateRef, Candidate, Event, Keeper, Settings, SolveError, SolveStats,
     Terminals,
 };
+use crate::certificate::{self, Certificate};
 use crate::error::Error;
 use crate::geometry::Board;
 use crate::graph::Graph;
 use crate::material::Material;
 use crate::progress::{Control, Observer};
 use crate::resources;
+use crate::value::{Images, Value};
 
 /// What the solve method hands back: α proved, β proved apart where it had to be.
 pub struct Outcome {
     /// α with its certificate (which proves β too when `beta` is None).
     pub alpha: Candidate,
-    /// β solved apart, with its own certificate.
-    pub beta: Option<Candidate>,
-    /// What each solve did (α's, then β's).
+    /// β where α's certificate does not prove it: solved apart, or α's values proved to be
+    /// β with the exits' β (the exits' bounds differ, the material's do not).
+    pub beta: Option<Proved>,
+    /// What each solve did (α's, then β's where solved apart).
     pub stats: Vec<SolveStats>,
+}
+
+/// Values of every node proved to be a bound by their certificate.
+pub struct Proved {
+    /// The values, terminal nodes included.
+    pub values: Images,
+    /// Their certificate.
+    pub certificate: Certificate,
+}
+
+/// Where the exits' α and β differ, α's values of the positions may still be β: they are
+/// when, with the exits' β in place of their α, every equation holds and T′ covers every
+/// value below 1 (the certificate of SPEC §2 for β). Checking that costs one certificate;
+/// solving β apart, a whole solve.
+fn alpha_as_beta(graph: &Graph, terminals: &Terminals, alpha: &Candidate) -> Option<Proved> {
+    let n = graph.positions();
+    let values: Vec<Value> = alpha.values.values()[..n]
+        .iter()
+        .chain(&terminals.beta)
+        .cloned()
+        .collect();
+    let values = Images::of(values);
+    let certificate = certificate::certify_from(&values, graph, &terminals.start);
+    super::proves(&certificate, Bound::Beta).then_some(Proved {
+        values,
+        certificate,
+    })
 }
 
 /// How the solve stage ended.
@@ -224,29 +254,38 @@ pub fn run(
         Err(SolveError::Failed(why)) => return Err(failed(Bound::Alpha, why)),
     };
     let mut stats = vec![alpha.stats.clone()];
-    // α's certificate proves β too when the exits agree and every x < 1 lies in T′;
-    // otherwise β is solved apart.
-    let beta =
-        if terminals.alpha == terminals.beta && super::proves(&alpha.certificate, Bound::Beta) {
-            None
-        } else {
-            let before = alpha.kept();
-            let beta = match solve_bound(
-                graph,
-                terminals,
-                Bound::Beta,
-                obs,
-                control,
-                kept.next(),
-                &keep,
-                Some(&before),
-            ) {
-                Ok(c) => c,
-                Err(SolveError::Stopped) => return Ok(interrupted()),
-                Err(SolveError::Failed(why)) => return Err(failed(Bound::Beta, why)),
-            };
-            stats.push(beta.stats.clone());
-            Some(beta)
+    // α's certificate proves β too when the exits agree and every x < 1 lies in T′; where
+    // the exits differ, α's values may still prove to be β with the exits' β; otherwise β
+    // is solved apart.
+    let same_exits = terminals.alpha == terminals.beta;
+    let beta = if same_exits && super::proves(&alpha.certificate, Bound::Beta) {
+        None
+    } else if let Some(proved) = (!same_exits)
+        .then(|| alpha_as_beta(graph, terminals, &alpha))
+        .flatten()
+    {
+        Some(proved)
+    } else {
+        let before = alpha.kept();
+        let beta = match solve_bound(
+            graph,
+            terminals,
+            Bound::Beta,
+            obs,
+            control,
+            kept.next(),
+            &keep,
+            Some(&before),
+        ) {
+            Ok(c) => c,
+            Err(SolveError::Stopped) => return Ok(interrupted()),
+            Err(SolveError::Failed(why)) => return Err(failed(Bound::Beta, why)),
         };
+        stats.push(beta.stats.clone());
+        Some(Proved {
+            values: beta.values,
+            certificate: beta.certificate,
+        })
+    };
     Ok(Run::Finished(Box::new(Outcome { alpha, beta, stats })))
 }
