@@ -218,6 +218,9 @@ pub struct Timings {
     /// Exact checks for better moves (part of `solve`).
     #[serde(skip_serializing_if = "is_zero", default)]
     pub improve: f64,
+    /// Encoding and writing the table files (after each job).
+    #[serde(skip_serializing_if = "is_zero", default)]
+    pub write: f64,
 }
 
 impl Timings {
@@ -238,6 +241,7 @@ impl Timings {
         self.strategies += o.strategies;
         self.exact += o.exact;
         self.improve += o.improve;
+        self.write += o.write;
     }
 
     fn add_solve(&mut self, s: &SolveStats) {
