@@ -119,6 +119,19 @@ pub fn check(needed: u64, what: &str) -> Result<(), Error> {
     }
 }
 
+/// The process's peak resident memory since the last [`reset_peak`], in MiB (Linux).
+pub fn peak_mib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
+/// Reset the peak resident memory to the current (Linux: `5` to `/proc/self/clear_refs`).
+pub fn reset_peak() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,17 +158,4 @@ mod tests {
             mb(est)
         );
     }
-}
-
-/// The process's peak resident memory since the last [`reset_peak`], in MiB (Linux).
-pub fn peak_mib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024)
-}
-
-/// Reset the peak resident memory to the current (Linux: `5` to `/proc/self/clear_refs`).
-pub fn reset_peak() {
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
