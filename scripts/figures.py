@@ -1,18 +1,22 @@
 #!/usr/bin/env python3
-"""The README's per-material table of a run: reads DIR/FxR/summary.json (as written by
-`bidtb generate --pieces 4 --method solve`) and prints one Markdown row per material:
-positions (canonical and before symmetry), distinct values, digits of the largest
-denominator, positions with alpha < beta, zugzwangs, quiescent positions, seconds and peak
-memory of the material's job, then the totals.
+"""The README's figures of four-piece runs, from DIR/FxR/summary.json files written by
+`bidtb generate --pieces 4 --method solve`.
+
+One summary: one Markdown row per material (positions canonical and before symmetry,
+distinct values, digits of the largest denominator, positions with alpha < beta, zugzwangs,
+quiescent positions, seconds and peak memory of the material's job), then the totals.
+
+Several summaries: the census across boards, one row per material and one column per board
+(`digits / alpha<beta / zugzwangs`), then each board's positions, seconds and peak memory.
 
     scripts/figures.py tables/6x6/summary.json
+    scripts/figures.py tables/{4x4,5x5,6x6,7x7}/summary.json
 """
 import json
 import sys
 
 
-def main(path):
-    d = json.load(open(path))
+def one(d):
     print(f"{d['board']}: {len(d['materials'])} materials in {d['seconds']:.1f} s wall "
           f"(certified: {d['certified']})\n")
     print("| material | positions (canonical / all) | distinct values | largest denominator "
@@ -34,5 +38,35 @@ def main(path):
           f"{d['seconds']:.1f} | |")
 
 
+def census(ds):
+    boards = [d["board"] for d in ds]
+    print("| material | " + " | ".join(boards) + " |")
+    print("|---" * (len(boards) + 1) + "|")
+    for m in ds[0]["materials"]:
+        cells = []
+        for d in ds:
+            c = d["classes"].get(m)
+            if c is None:
+                cells.append("–")
+                continue
+            ab = c.get("alpha_below_beta") or 0
+            z = c.get("zugzwangs") or 0
+            ab_text = f"**{ab:,}**" if ab else "0"
+            cells.append(f"{c['max_denominator_digits']} / {ab_text} / {z}")
+        print(f"| {m} | " + " | ".join(cells) + " |")
+    rows = [
+        ("positions (canonical)", lambda d: f"{sum(c['canonical_positions'] for c in d['classes'].values()):,}"),
+        ("α < β", lambda d: f"{d.get('alpha_below_beta') or 0:,}"),
+        ("wall seconds", lambda d: f"{d['seconds']:.1f}"),
+        ("largest job's peak MiB", lambda d: f"{max((c.get('peak_mib') or 0) for c in d['costs'].values()):,}"),
+    ]
+    for name, f in rows:
+        print(f"| {name} | " + " | ".join(f(d) for d in ds) + " |")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    summaries = [json.load(open(p)) for p in sys.argv[1:]]
+    if len(summaries) == 1:
+        one(summaries[0])
+    else:
+        census(summaries)
