@@ -125,4 +125,18 @@ fn the_solve_method_refuses_boards_that_do_not_fit() {
         &[("D", d), ("BIDTB_MEMORY_LIMIT", "1G")],
     );
     assert_eq!(code, 0, "{stderr}");
+    // Per material: on 8x8, KNvKN (values of tens of thousands of bits, by the four-man
+    // law) is refused in 24 GB once the materials it needs are made; those keep their
+    // tables, and KNvKN leaves none.
+    let (code, stderr) = run(
+        "\"$BIDTB\" generate --board 8x8 --method solve --material KNvKN --out \"$D\" -q",
+        &[("D", d), ("BIDTB_MEMORY_LIMIT", "24G")],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("solving KNvKN on 8x8 needs about"),
+        "{stderr}"
+    );
+    assert!(dir.path().join("8x8/KNvK.bidtb").exists());
+    assert!(!dir.path().join("8x8/KNvKN.bidtb").exists());
 }

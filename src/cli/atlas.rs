@@ -32,17 +32,19 @@ pub(super) struct Args {
 
 /// Solve one board under the time budget: its row, or why it was skipped.
 fn solve_board(board: bidtb::Board, max_seconds: f64) -> Result<Result<Row, String>, Error> {
-    let nodes: usize = bidtb::Material::three_piece()
+    let materials = bidtb::Material::three_piece();
+    let nodes: usize = materials
         .iter()
         .map(|&m| bidtb::index::estimate_positions(board, m))
         .sum();
-    let needed = resources::estimate_solve_bytes(nodes, 20 * nodes, board.len());
+    let needed = resources::estimate_solve_bytes(nodes, 20 * nodes, board.len(), &materials);
     if let Err(e) = resources::check(needed, &format!("solving {board}")) {
         return Ok(Err(e.to_string()));
     }
     let stop = AtomicBool::new(false);
     let done = AtomicBool::new(false);
     let options = Options::solve(board);
+    crate::release_free_memory();
     resources::reset_peak();
     let started = Instant::now();
     let run = std::thread::scope(|scope| {

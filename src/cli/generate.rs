@@ -66,6 +66,7 @@ impl Progress {
 
 impl Observer for Progress {
     fn material(&self, k: usize, total: usize, name: &str) {
+        crate::release_free_memory();
         if total > 1 {
             self.line(&format!("material {k}/{total}: {name}"));
         }

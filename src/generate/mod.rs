@@ -464,7 +464,9 @@ fn check_memory(options: &Options, materials: &[Material]) -> Result<(), Error> 
             20 * positions,
             iterate::guessing::initial_width(options.max_iterations),
         ),
-        Method::Solve => resources::estimate_solve_bytes(positions, 20 * positions, board.len()),
+        Method::Solve => {
+            resources::estimate_solve_bytes(positions, 20 * positions, board.len(), materials)
+        }
     };
     let verb = match options.method {
         Method::Iterate => "generating",

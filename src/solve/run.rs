@@ -213,7 +213,7 @@ pub fn run(
         .collect::<Vec<_>>()
         .join(", ");
     resources::check(
-        resources::estimate_solve_bytes(graph.nodes(), graph.edge_count(), board.len()),
+        resources::estimate_solve_bytes(graph.nodes(), graph.edge_count(), board.len(), materials),
         &format!("solving {what} on {board}"),
     )?;
     let dir = control.checkpoint_dir.as_deref();
