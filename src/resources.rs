@@ -216,10 +216,13 @@ mod tests {
             (471_240, 36, "KNvKP", 1_497),
         ] {
             let e = est(n, squares, name);
-            assert!(e >= measured && e < measured * 115 / 100, "{name}: {e} MiB");
+            assert!(
+                (measured..measured * 115 / 100).contains(&e),
+                "{name}: {e} MiB"
+            );
         }
         let e = est(1_816_380, 49, "KQPvK");
-        assert!(e >= 2_249 && e < 4 << 10, "{e} MiB");
+        assert!((2_249..4 << 10).contains(&e), "{e} MiB");
         // Three men keep the law calibrated on 12x12 (22,800 bits).
         let bits = expected_value_bits(144, m("KNvK"));
         assert!((20_000.0..26_000.0).contains(&bits), "{bits}");
