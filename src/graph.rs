@@ -148,14 +148,12 @@ impl Graph {
         let board = index.board();
         let (win, loss) = (n as u32, n as u32 + 1);
         // Canonical keys of every stored material a move can lead to outside the index.
-        let exit_canon: std::collections::HashMap<Material, Canon> = index
-            .classes()
-            .iter()
-            .flat_map(|c| c.material().next())
-            .map(|m| m.stored().0)
-            .filter(|m| index.class_number(*m).is_none())
-            .map(|m| (m, Canon::new(board, m)))
-            .collect();
+        let materials: Vec<Material> = index.classes().iter().map(|c| c.material()).collect();
+        let exit_canon: std::collections::HashMap<Material, Canon> =
+            Material::next_outside(&materials)
+                .into_iter()
+                .map(|m| (m, Canon::new(board, m)))
+                .collect();
         let target = |o: &Outcome| -> Target {
             match o {
                 Outcome::WhiteWins => Target::Node(win),

@@ -276,6 +276,20 @@ impl Material {
         out
     }
 
+    /// The stored materials that one move from a position of `materials` leads to, outside
+    /// `materials` (the exits of their graph, read from finished tables), sorted.
+    pub fn next_outside(materials: &[Material]) -> Vec<Material> {
+        let mut out: Vec<Material> = materials
+            .iter()
+            .flat_map(|m| m.next())
+            .map(|m| m.stored().0)
+            .filter(|m| !materials.contains(m))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// The stored materials this one needs solved first (every stored material its moves
     /// lead to, directly or not), in dependency order, without this one.
     pub fn dependencies(&self) -> Vec<Material> {
@@ -315,9 +329,7 @@ impl Material {
                 }
             }
         }
-        out.dedup();
         sort_by_dependency(&mut out);
-        out.dedup();
         out
     }
 
@@ -354,7 +366,7 @@ impl Material {
 /// Sort materials so that each comes after every material it leads to: fewer men first
 /// (captures remove men), then fewer pawns (promotions remove pawns), then by name.
 pub fn sort_by_dependency(list: &mut [Material]) {
-    list.sort_by_key(|m| (m.man_count(), m.pawn_count(), m.to_string()));
+    list.sort_by_cached_key(|m| (m.man_count(), m.pawn_count(), m.to_string()));
 }
 
 impl fmt::Display for Material {

@@ -139,12 +139,19 @@ fn mb(bytes: u64) -> u64 {
     bytes.div_ceil(1 << 20)
 }
 
+/// A field of `/proc/self/status` in kB (Linux), such as `VmRSS` or `VmHWM`.
+fn status_kb(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| {
+        l.strip_prefix(field)
+            .is_some_and(|rest| rest.starts_with(':'))
+    })?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
 /// The process's resident memory now (Linux `VmRSS`), in bytes.
 fn resident_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
+    Some(status_kb("VmRSS")? * 1024)
 }
 
 /// The memory this process may count on in all: `BIDTB_MEMORY_LIMIT` if set, else what
@@ -174,10 +181,7 @@ pub fn check(needed: u64, what: &str) -> Result<(), Error> {
 
 /// The process's peak resident memory since the last [`reset_peak`], in MiB (Linux).
 pub fn peak_mib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024)
+    Some(status_kb("VmHWM")? / 1024)
 }
 
 /// Reset the peak resident memory to the current (Linux: `5` to `/proc/self/clear_refs`).

@@ -520,7 +520,6 @@ fn decode_value(entry: &[u8]) -> Option<Value> {
 /// The header fields of any version, decoded but not yet checked against the body.
 struct Header {
     info: TableInfo,
-    flags: u8,
     /// Stated offsets: keys, ranks, levels_white, levels_black, dictionary_index,
     /// dictionary_bytes, ranks_beta (0 where none).
     offsets: [u64; 7],
@@ -565,7 +564,6 @@ fn header_v1(mut f: Fields<'_>) -> Result<Header, String> {
             lw,
             lb,
         )?,
-        flags,
         offsets,
         file_len,
         body_crc,
@@ -625,7 +623,6 @@ fn header_v3(mut f: Fields<'_>) -> Result<Header, String> {
             lw,
             lb,
         )?,
-        flags,
         offsets,
         file_len,
         body_crc,
@@ -722,7 +719,6 @@ fn validate(bytes: &[u8]) -> Result<(TableInfo, Layout), String> {
     if h.offsets.iter().zip(expected).any(|(&s, e)| s != e as u64) {
         return Err("section offsets do not match the counts".into());
     }
-    let _ = h.flags;
     if h.body_crc != crc32fast::hash(&bytes[h.header_len..]) {
         return Err("corrupted: the body checksum does not match".into());
     }

@@ -139,7 +139,7 @@ fn prepare_dir(dir: &Path) -> Result<(), Error> {
     std::fs::remove_file(&probe).map_err(|e| Error::io(&probe, e))
 }
 
-fn human_summary(summary: &Summary, written: usize, out: &mut impl Write) -> std::io::Result<()> {
+fn human_summary(summary: &Summary, out: &mut impl Write) -> std::io::Result<()> {
     let stages = &summary.stage_seconds;
     if summary.method == Method::Solve {
         let rounds: usize = summary
@@ -254,7 +254,6 @@ fn human_summary(summary: &Summary, written: usize, out: &mut impl Write) -> std
         ];
         writeln!(out, "{}", row(std::array::from_fn(|i| cells[i].as_str())))?;
     }
-    let _ = written;
     Ok(())
 }
 
@@ -538,7 +537,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let written = if json {
         writeln!(stdout, "{text}")
     } else {
-        human_summary(&store.summary, store.written, stdout)
+        human_summary(&store.summary, stdout)
     };
     written.map_err(|e| (1, Error::io("stdout", e)))?;
     if !quiet {

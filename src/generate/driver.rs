@@ -17,8 +17,8 @@ use crate::value::Imaged;
 pub trait Store: Solved {
     /// Whether the store holds material `m`, finished and usable.
     fn has(&self, m: Material) -> bool;
-    /// Get ready to answer [`Solved::known`] for the materials `needed` (open their
-    /// tables); called before each job.
+    /// Get ready to answer [`Solved::known`] for the materials `needed`, those the job's
+    /// moves lead to (open their tables, let go of the others); called before each job.
     fn prepare(&mut self, _needed: &[Material]) -> Result<(), Error> {
         Ok(())
     }
@@ -149,11 +149,7 @@ pub fn run(
             .collect::<Vec<_>>()
             .join(", ");
         obs.material(k + 1, total, &name);
-        let needed: Vec<Material> = Material::with_dependencies(&materials)
-            .into_iter()
-            .filter(|m| !materials.contains(m))
-            .collect();
-        store.prepare(&needed)?;
+        store.prepare(&Material::next_outside(&materials))?;
         match solve_job(options, &materials, obs, control, &*store)? {
             Run::Finished(sol) => store.keep(*sol)?,
             Run::Interrupted { n, checkpoint } => {

@@ -589,23 +589,18 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
         .into_iter()
         .filter(|m| !options.materials.contains(m))
         .collect();
-    let solved = if needed.is_empty() {
-        driver::InMemory::default()
-    } else {
+    let mut solved = driver::InMemory::default();
+    if !needed.is_empty() {
         let mut deps = Options::solve(options.board);
         deps.materials = needed;
-        let mut store = driver::InMemory::default();
-        for m in deps.materials.clone() {
-            match solve_job(&deps, &[m], obs, &Control::default(), &store) {
-                Ok(Run::Finished(sol)) => store.solutions.push(*sol),
-                Ok(Run::Interrupted { .. }) => {
-                    unreachable!("without a stop flag a run never stops")
-                }
-                Err(e) => panic!("{m} on {} failed: {e}", options.board),
+        match driver::run(&deps, obs, &Control::default(), &mut solved) {
+            Ok(driver::Driven::Finished(_)) => {}
+            Ok(driver::Driven::Interrupted { .. }) => {
+                unreachable!("without a stop flag a run never stops")
             }
+            Err(e) => panic!("the materials needed on {} failed: {e}", options.board),
         }
-        store
-    };
+    }
     match solve_job(
         options,
         &options.materials,

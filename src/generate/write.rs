@@ -180,6 +180,7 @@ impl Store for TableStore {
     }
 
     fn prepare(&mut self, needed: &[Material]) -> Result<(), Error> {
+        self.opened.retain(|m, _| needed.contains(m));
         for &m in needed {
             if self.opened.contains_key(&m) {
                 continue;

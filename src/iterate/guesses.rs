@@ -69,17 +69,6 @@ impl Guesses {
         g
     }
 
-    /// Guesses given by hand for the positions (the terminal nodes, 1 and 0, are added),
-    /// with `width` limbs for the fixed-point images. For checking arbitrary functions.
-    pub fn from_values(mut values: Vec<Value>, width: usize) -> Guesses {
-        values.push(Value::one());
-        values.push(Value::zero());
-        let nodes = values.len();
-        let mut g = Guesses::new(nodes, width);
-        g.set_values(width, values);
-        g
-    }
-
     /// Guesses of every node (terminal nodes included) with their last-change iterations,
     /// for resuming a run from a checkpoint.
     pub fn restore(values: Vec<Value>, last_change: Vec<u32>, width: usize) -> Guesses {

@@ -207,14 +207,6 @@ pub(super) fn run(
 ) -> Result<Run, Error> {
     let board = index.board();
     let mut timings = Timings::default();
-    resources::check(
-        resources::estimate_bytes(
-            graph.nodes(),
-            graph.edge_count(),
-            initial_width(options.max_iterations),
-        ),
-        &format!("iterating {board}"),
-    )?;
     let classes = index.classes().len();
     let class_of: Vec<u8> = (0..graph.positions())
         .map(|i| index.class_of(i) as u8)

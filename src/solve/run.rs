@@ -22,7 +22,6 @@ use crate::geometry::Board;
 use crate::graph::Graph;
 use crate::material::Material;
 use crate::progress::{Control, Observer};
-use crate::resources;
 use crate::value::{Images, Value};
 
 /// What the solve method hands back: α proved, β proved apart where it had to be.
@@ -197,8 +196,8 @@ fn states_to_resume(
 }
 
 /// The solve stage of a job on `materials` of `board`, on its graph with the terminal
-/// values `terminals`. Errors: too little memory, an unusable checkpoint, or a game where
-/// no proof was reached.
+/// values `terminals` (its memory checked by the caller, before the graph was built).
+/// Errors: an unusable checkpoint, or a game where no proof was reached.
 pub fn run(
     board: Board,
     materials: &[Material],
@@ -212,10 +211,6 @@ pub fn run(
         .map(Material::to_string)
         .collect::<Vec<_>>()
         .join(", ");
-    resources::check(
-        resources::estimate_solve_bytes(graph.nodes(), graph.edge_count(), board.len(), materials),
-        &format!("solving {what} on {board}"),
-    )?;
     let dir = control.checkpoint_dir.as_deref();
     let job = Job {
         board,
