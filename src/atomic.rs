@@ -101,7 +101,10 @@ fn temporary(path: &Path) -> std::path::PathBuf {
 }
 
 /// Remove temporary files left in `dir` by a writer that was killed mid-write. Returns how
-/// many were removed.
+/// many were removed. Only provably stale ones go: the writer's process id is in the name
+/// (`.NAME.tmpPID`), and a file whose writer is still running (another process, on a
+/// system with `/proc`) is left alone. Call it holding the directory's lock
+/// ([`crate::dirlock`]), so that no live writer of ours shares the directory.
 pub fn remove_stale_temporaries(dir: &Path) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
@@ -110,10 +113,23 @@ pub fn remove_stale_temporaries(dir: &Path) -> usize {
         .flatten()
         .filter(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            name.starts_with('.') && name.contains(TMP_MARK) && e.path().is_file()
+            let Some((_, pid)) = name.rsplit_once(TMP_MARK) else {
+                return false;
+            };
+            name.starts_with('.')
+                && e.file_type().is_ok_and(|t| t.is_file())
+                && pid.parse::<u32>().is_ok_and(|pid| !writer_alive(pid))
         })
         .filter(|e| std::fs::remove_file(e.path()).is_ok())
         .count()
+}
+
+/// Whether process `pid` (another than this one) is still running, as far as can be told:
+/// on a system without `/proc` every other process counts as gone (the lock vouches).
+fn writer_alive(pid: u32) -> bool {
+    pid != std::process::id()
+        && Path::new("/proc/self").exists()
+        && Path::new(&format!("/proc/{pid}")).exists()
 }
 
 #[cfg(test)]
@@ -148,10 +164,14 @@ mod tests {
     #[test]
     fn stale_temporaries_are_removed_and_nothing_else() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(".KQvK.bidtb.tmp123"), b"half").unwrap();
+        // A dead writer's file (no such process id), and a live one's (process 1).
+        std::fs::write(dir.path().join(".KQvK.bidtb.tmp4294967295"), b"half").unwrap();
+        std::fs::write(dir.path().join(".KRvK.bidtb.tmp1"), b"live").unwrap();
         std::fs::write(dir.path().join("KQvK.bidtb"), b"whole").unwrap();
         assert_eq!(remove_stale_temporaries(dir.path()), 1);
         assert!(dir.path().join("KQvK.bidtb").exists());
+        assert!(dir.path().join(".KRvK.bidtb.tmp1").exists());
+        assert!(!dir.path().join(".KQvK.bidtb.tmp4294967295").exists());
     }
 
     #[test]

@@ -76,6 +76,9 @@ pub enum Error {
     /// The run was stopped by a signal (Ctrl-C, SIGTERM) before it finished.
     #[error("{0}")]
     Interrupted(String),
+    /// Another process holds the directory (a second `generate` in the same place).
+    #[error("{0}")]
+    Busy(String),
     /// The requested work does not fit in this machine's limits.
     #[error("{0}")]
     Resources(String),

@@ -40,6 +40,8 @@ pub mod certificate;
 #[doc(hidden)]
 pub mod container;
 #[doc(hidden)]
+pub mod dirlock;
+#[doc(hidden)]
 pub mod graph;
 #[doc(hidden)]
 pub mod index;

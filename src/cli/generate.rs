@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::parse_board;
 use bidtb::atomic;
+use bidtb::dirlock::DirLock;
 use bidtb::error::Error;
 use bidtb::generate::driver::Driven;
 use bidtb::generate::report::{self, Summary};
@@ -131,12 +132,16 @@ impl Observer for Progress {
     }
 }
 
-/// Make `dir` and check that a file can be created in it.
-fn prepare_dir(dir: &Path) -> Result<(), Error> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let probe = dir.join(".bidtb-write-test");
-    std::fs::write(&probe, b"").map_err(|e| Error::io(dir, e))?;
-    std::fs::remove_file(&probe).map_err(|e| Error::io(&probe, e))
+/// Make `dir` and take its lock for the run (which also shows that it is writable); then
+/// clear what killed runs left there.
+fn prepare_dir(dir: &Path) -> Result<DirLock, (u8, Error)> {
+    super::ensure_dir(dir).map_err(|e| (2, e))?;
+    let lock = DirLock::acquire(dir).map_err(|e| match e {
+        e @ Error::Busy(_) => (1, e),
+        e => (2, e),
+    })?;
+    atomic::remove_stale_temporaries(dir);
+    Ok(lock)
 }
 
 fn human_summary(summary: &Summary, out: &mut impl Write) -> std::io::Result<()> {
@@ -448,8 +453,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         )));
     }
     let dir = out.join(board.to_string());
-    prepare_dir(&dir).map_err(|e| (2, e))?;
-    atomic::remove_stale_temporaries(&dir);
+    let _lock = prepare_dir(&dir)?;
     let mut options = Options::new(board);
     options.method = method;
     options.materials = materials;

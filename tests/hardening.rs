@@ -1,0 +1,65 @@
+//! What a hostile user, a careless operator or a second run in the same directory can do,
+//! and what bidtb does about it: one regression test per finding of the hostile probe
+//! (issue 23), run through the binary as the probe ran it.
+
+mod common;
+use common::bidtb;
+
+use bidtb::dirlock::DirLock;
+
+/// A second `generate` in a directory that a live run holds is refused, names the holder
+/// and touches nothing there (the first run's checkpoints and temporaries stay).
+#[test]
+fn a_second_run_in_a_held_directory_is_refused_and_touches_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = dir.path().join("4x4");
+    std::fs::create_dir_all(&board).unwrap();
+    // This test process plays the first run: it holds the lock, has a checkpoint and a
+    // temporary file in flight.
+    let held = DirLock::acquire(&board).unwrap();
+    let checkpoint = board.join("checkpoint-000040.ckpt");
+    let temporary = board.join(format!(".KQvK.bidtb.tmp{}", std::process::id()));
+    std::fs::write(&checkpoint, b"the first run's state").unwrap();
+    std::fs::write(&temporary, b"half written").unwrap();
+    let out = dir.path().to_str().unwrap();
+    for method in ["iterate", "solve"] {
+        let (code, _, stderr) = bidtb(&[
+            "generate", "--board", "4x4", "--method", method, "--out", out, "-q",
+        ]);
+        assert_eq!(code, 1, "{stderr}");
+        assert!(
+            stderr.contains(&format!("process {}", std::process::id())) && stderr.contains("in use"),
+            "{stderr}"
+        );
+        assert!(checkpoint.exists() && temporary.exists(), "{method} touched the directory");
+        assert!(!board.join("KQvK.bidtb").exists());
+    }
+    // Once the first run is over, the directory is free; its leftover temporary (of a
+    // process that is gone by then, here a process id that cannot exist) is cleared.
+    drop(held);
+    std::fs::remove_file(&temporary).unwrap();
+    let dead = board.join(".KQvK.bidtb.tmp4294967295");
+    std::fs::write(&dead, b"half written").unwrap();
+    let (code, _, stderr) = bidtb(&["generate", "--board", "4x4", "--out", out, "-q"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!dead.exists());
+    assert!(board.join("KQvK.bidtb").exists());
+}
+
+/// An output path that is a file, or lies under one, is named as not a directory.
+#[test]
+fn an_output_path_that_is_a_file_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("afile");
+    std::fs::write(&file, b"x").unwrap();
+    let path = file.to_str().unwrap();
+    for args in [
+        vec!["atlas", "--boards", "3x3", "--out", path, "-q"],
+        vec!["generate", "--board", "3x3", "--out", path, "-q"],
+    ] {
+        let (code, _, stderr) = bidtb(&args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains("is not a directory"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("os error"), "{args:?}: {stderr}");
+    }
+}
