@@ -88,7 +88,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let first = DirLock::acquire(dir.path()).unwrap();
         let err = DirLock::acquire(dir.path()).unwrap_err().to_string();
-        assert!(err.contains(&format!("process {}", std::process::id())), "{err}");
+        assert!(
+            err.contains(&format!("process {}", std::process::id())),
+            "{err}"
+        );
         assert!(err.contains("in use"), "{err}");
         drop(first);
         let again = DirLock::acquire(dir.path()).unwrap();

@@ -58,7 +58,19 @@ pub struct Control<'a> {
     pub saved: SaveClock,
 }
 
-impl Control<'_> {
+impl<'a> Control<'a> {
+    /// The same control, starting from the beginning instead of from a checkpoint.
+    pub fn afresh(&self) -> Control<'a> {
+        Control {
+            checkpoint_dir: self.checkpoint_dir.clone(),
+            checkpoint_every: self.checkpoint_every,
+            checkpoint_seconds: self.checkpoint_seconds,
+            resume: false,
+            stop: self.stop,
+            saved: SaveClock::default(),
+        }
+    }
+
     /// Whether the run has been asked to stop.
     pub fn stopping(&self) -> bool {
         self.stop.is_some_and(|s| s.load(Ordering::Relaxed))

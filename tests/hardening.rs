@@ -28,10 +28,14 @@ fn a_second_run_in_a_held_directory_is_refused_and_touches_nothing() {
         ]);
         assert_eq!(code, 1, "{stderr}");
         assert!(
-            stderr.contains(&format!("process {}", std::process::id())) && stderr.contains("in use"),
+            stderr.contains(&format!("process {}", std::process::id()))
+                && stderr.contains("in use"),
             "{stderr}"
         );
-        assert!(checkpoint.exists() && temporary.exists(), "{method} touched the directory");
+        assert!(
+            checkpoint.exists() && temporary.exists(),
+            "{method} touched the directory"
+        );
         assert!(!board.join("KQvK.bidtb").exists());
     }
     // Once the first run is over, the directory is free; its leftover temporary (of a
@@ -62,4 +66,76 @@ fn an_output_path_that_is_a_file_is_named() {
         assert!(stderr.contains("is not a directory"), "{args:?}: {stderr}");
         assert!(!stderr.contains("os error"), "{args:?}: {stderr}");
     }
+}
+
+/// A solve checkpoint with valid checksums and a forged value: the resumed state does not
+/// prove out; the run says so, names the file, sets it aside and solves the material again
+/// from the start, ending with the right table.
+#[test]
+fn a_forged_checkpoint_is_named_set_aside_and_the_material_solved_afresh() {
+    use bidtb::graph::Graph;
+    use bidtb::index::Index;
+    use bidtb::material::Material;
+    use bidtb::solve::checkpoint::{self, Job};
+    use bidtb::solve::{self, Bound, Game, Settings};
+    use bidtb::{Board, Value};
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let plain = tempfile::tempdir().unwrap();
+    let args = [
+        "generate",
+        "--board",
+        "4x4",
+        "--method",
+        "solve",
+        "--material",
+        "KvK",
+        "-q",
+    ];
+    let (code, _, stderr) =
+        bidtb(&[&args[..], &["--out", plain.path().to_str().unwrap()]].concat());
+    assert_eq!(code, 0, "{stderr}");
+
+    // The state a finished α solve keeps, with one position's value forged as solved.
+    let board = Board::new(4, 4).unwrap();
+    let materials: [Material; 1] = ["KvK".parse().unwrap()];
+    let graph = Graph::new(&Index::new(board, &materials));
+    let alpha = solve::solve_bound(
+        Game::closed(&graph),
+        Bound::Alpha,
+        &Settings::default(),
+        &|_| true,
+    )
+    .unwrap();
+    let job = Job {
+        board,
+        materials: &materials,
+        graph: &graph,
+    };
+    let bytes = checkpoint::encode(job, &[&alpha.kept()]);
+    let checkpoint::Loaded::States(mut states) = checkpoint::decode(&bytes, job).unwrap() else {
+        panic!("the state decodes")
+    };
+    let board_dir = dir.path().join("4x4");
+    std::fs::create_dir_all(&board_dir).unwrap();
+    let forged = (0..graph.positions() as u32)
+        .map(|p| (p, Value::new(1u32.into(), 3u32.into())))
+        .collect();
+    states[0].evaluation.solved = forged;
+    checkpoint::save(&board_dir, job, &[&states[0].as_ref()]).unwrap();
+
+    let (code, _, stderr) = bidtb(&[&args[..], &["--out", out, "--resume"]].concat());
+    eprintln!("{stderr}");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("solve.ckpt") && stderr.contains("did not prove out"),
+        "{stderr}"
+    );
+    assert!(board_dir.join("solve.ckpt.rejected").exists());
+    assert!(!board_dir.join("solve.ckpt").exists());
+    assert_eq!(
+        std::fs::read(board_dir.join("KvK.bidtb")).unwrap(),
+        std::fs::read(plain.path().join("4x4/KvK.bidtb")).unwrap()
+    );
 }

@@ -150,7 +150,7 @@ pub fn run(
             .join(", ");
         obs.material(k + 1, total, &name);
         store.prepare(&Material::next_outside(&materials))?;
-        match solve_job(options, &materials, obs, control, &*store)? {
+        match solve_or_start_over(options, &materials, &name, obs, control, &*store)? {
             Run::Finished(sol) => store.keep(*sol)?,
             Run::Interrupted { n, checkpoint } => {
                 return Ok(Driven::Interrupted {
@@ -163,6 +163,63 @@ pub fn run(
         done.push(materials);
     }
     Ok(Driven::Finished(done))
+}
+
+/// Solve a job; if it resumed from checkpoints and its values did not prove out (a
+/// checkpoint damaged in a way its checksums cannot see, or forged), say so naming the
+/// files, set them aside (renamed `NAME.rejected`, so that no later `--resume` takes them)
+/// and solve the job once more from the start. A job that started from the beginning, or
+/// fails again, reports its failure as it is.
+fn solve_or_start_over(
+    options: &Options,
+    materials: &[Material],
+    name: &str,
+    obs: &dyn Observer,
+    control: &Control<'_>,
+    store: &dyn Store,
+) -> Result<Run, Error> {
+    let resumable = match (&control.checkpoint_dir, control.resume) {
+        (Some(dir), true) => checkpoints(options.method, dir),
+        _ => Vec::new(),
+    };
+    let first = solve_job(options, materials, obs, control, store);
+    let why = match &first {
+        Err(Error::Uncertified(why)) => why.clone(),
+        Ok(Run::Finished(sol)) if sol.converged() && !sol.certified() => {
+            "the certificate failed".to_string()
+        }
+        _ => return first,
+    };
+    if resumable.is_empty() {
+        return first;
+    }
+    drop(first);
+    let mut aside = Vec::new();
+    for path in &resumable {
+        let mut rejected = path.clone().into_os_string();
+        rejected.push(".rejected");
+        std::fs::rename(path, &rejected).map_err(|e| Error::io(path, e))?;
+        aside.push(std::path::PathBuf::from(rejected).display().to_string());
+    }
+    let files: Vec<String> = resumable.iter().map(|p| p.display().to_string()).collect();
+    obs.notice(&format!(
+        "the state resumed from {} did not prove out ({why}); set aside as {}; solving {name} \
+         again from the start",
+        files.join(", "),
+        aside.join(", ")
+    ));
+    solve_job(options, materials, obs, &control.afresh(), store)
+}
+
+/// The checkpoint files of `method` in a board directory (those a resumed job reads).
+fn checkpoints(method: Method, dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    match method {
+        Method::Iterate => crate::iterate::checkpoint::list(dir),
+        Method::Solve => Some(crate::solve::checkpoint::path(dir))
+            .filter(|p| p.is_file())
+            .into_iter()
+            .collect(),
+    }
 }
 
 /// Solve a request in memory: every job, in order; their solutions.
