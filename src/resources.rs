@@ -91,29 +91,69 @@ pub fn estimate_solve_bytes(
     (lists + fixed + large) * 115 / 100
 }
 
-/// Parse a size like `512M`, `2G`, `1048576` (bytes).
-fn parse_size(text: &str) -> Option<u64> {
+/// The forms `BIDTB_MEMORY_LIMIT` accepts, for error messages.
+pub const SIZE_FORMS: &str = "a number of bytes with an optional unit B, K, M, G or T (powers of \
+     1024; KB, KiB and the like too) and an optional decimal fraction: 1048576, 512M, 1.5G, 2 GiB";
+
+/// Parse a size like `512M`, `1.5G`, `2 GiB`, `1048576` (bytes), exactly (integers only;
+/// a fraction of a byte is dropped). None for anything else: empty, negative, not a
+/// number, an unknown unit, or more bytes than a u64 holds.
+pub fn parse_size(text: &str) -> Option<u64> {
     let t = text.trim();
-    let (digits, unit) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
-        Some((i, _)) => t.split_at(i),
-        None => (t, ""),
-    };
-    let n: u64 = digits.parse().ok()?;
-    let scale = match unit.trim().to_ascii_uppercase().as_str() {
+    let end = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(end);
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if whole.is_empty() && fraction.is_empty() || fraction.len() > 18 {
+        return None;
+    }
+    let scale: u128 = match unit.trim().to_ascii_uppercase().as_str() {
         "" | "B" => 1,
         "K" | "KB" | "KIB" => 1 << 10,
         "M" | "MB" | "MIB" => 1 << 20,
         "G" | "GB" | "GIB" => 1 << 30,
+        "T" | "TB" | "TIB" => 1 << 40,
         _ => return None,
     };
-    n.checked_mul(scale)
+    let digits = |d: &str| -> Option<u128> {
+        if d.is_empty() {
+            Some(0)
+        } else if d.bytes().all(|b| b.is_ascii_digit()) && d.len() <= 30 {
+            d.parse().ok()
+        } else {
+            None
+        }
+    };
+    let bytes = digits(whole)?.checked_mul(scale)?
+        + digits(fraction)? * scale / 10u128.pow(fraction.len() as u32);
+    u64::try_from(bytes).ok()
+}
+
+/// The limit set by `BIDTB_MEMORY_LIMIT`: None when unset; an error naming the accepted
+/// forms when it is set to anything that does not parse (a limit that is meant to hold is
+/// never silently dropped).
+pub fn configured_limit() -> Result<Option<u64>, Error> {
+    match std::env::var_os("BIDTB_MEMORY_LIMIT") {
+        None => Ok(None),
+        Some(raw) => {
+            let text = raw.to_string_lossy();
+            match parse_size(&text) {
+                Some(n) => Ok(Some(n)),
+                None => Err(Error::Usage(format!(
+                    "BIDTB_MEMORY_LIMIT={text:?} is not a size: give {SIZE_FORMS}"
+                ))),
+            }
+        }
+    }
 }
 
 /// Memory this process may use: `BIDTB_MEMORY_LIMIT` if set (e.g. `8G`), else the smaller
-/// of the kernel's MemAvailable and the cgroup's remaining limit. None when unknown.
+/// of the kernel's MemAvailable and the cgroup's remaining limit. None when unknown (or when
+/// the variable does not parse, which the command line refuses before any work).
 pub fn available_bytes() -> Option<u64> {
-    if let Ok(limit) = std::env::var("BIDTB_MEMORY_LIMIT") {
-        return parse_size(&limit);
+    if std::env::var_os("BIDTB_MEMORY_LIMIT").is_some() {
+        return configured_limit().ok().flatten();
     }
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
     let available = meminfo.as_deref().and_then(|m| {
@@ -132,6 +172,42 @@ pub fn available_bytes() -> Option<u64> {
     match (available, cgroup) {
         (Some(a), Some(c)) => Some(a.min(c)),
         (a, c) => a.or(c),
+    }
+}
+
+/// The process's address-space limit (`ulimit -v`, RLIMIT_AS's soft limit, Linux), if any.
+pub fn address_space_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    let soft = line["Max address space".len()..]
+        .split_whitespace()
+        .next()?;
+    soft.parse().ok()
+}
+
+/// Address space that is not heap: the binary and its libraries, threads' stacks (measured
+/// on a running `serve`: about 19 MB besides mimalloc's arena and glibc's lazily reserved
+/// per-thread arenas, which give way under a limit).
+pub const ADDRESS_SPACE_OVERHEAD: u64 = 32 << 20;
+
+/// The least address space (`ulimit -v`) the command needs to start at all: its threads'
+/// stacks, the allocator's first segments, the binary and its libraries (measured: under
+/// 40 MB a 4x4 run aborts, at 60 MB queries and verifications of small tables work).
+pub const MIN_ADDRESS_SPACE: u64 = 64 << 20;
+
+/// Refuse to start under an address-space limit too small for any work, with a one-line
+/// reason, instead of aborting on the first allocation that fails.
+pub fn check_address_space() -> Result<(), Error> {
+    match address_space_limit() {
+        Some(limit) if limit < MIN_ADDRESS_SPACE => Err(Error::Resources(format!(
+            "the address-space limit (ulimit -v) is {} MB; bidtb needs at least {} MB to \
+             start (raise it, e.g. `ulimit -v unlimited`)",
+            limit >> 20,
+            MIN_ADDRESS_SPACE >> 20
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -157,21 +233,36 @@ fn resident_bytes() -> Option<u64> {
 /// The memory this process may count on in all: `BIDTB_MEMORY_LIMIT` if set, else what
 /// the machine has available plus what the process already holds (the estimates are of
 /// the whole process, and memory a finished job freed stays with the allocator for reuse).
-fn usable_bytes() -> Option<u64> {
-    let have = available_bytes()?;
-    if std::env::var_os("BIDTB_MEMORY_LIMIT").is_some() {
-        return Some(have);
+/// An address-space limit (`ulimit -v`) counts too: what it leaves beside the mappings that
+/// are not the heap ([`ADDRESS_SPACE_OVERHEAD`]). (The allocator's reservations are heap:
+/// under a limit mimalloc reserves less and serves allocations from what it reserved.)
+/// Also says where the amount comes from, for messages.
+fn usable_bytes() -> Option<(u64, &'static str)> {
+    let have = available_bytes().map(|have| {
+        if std::env::var_os("BIDTB_MEMORY_LIMIT").is_some() {
+            (have, "BIDTB_MEMORY_LIMIT")
+        } else {
+            let held = have + resident_bytes().unwrap_or(0);
+            (held, "detected; set BIDTB_MEMORY_LIMIT to override")
+        }
+    });
+    let address_space = address_space_limit().map(|limit| {
+        let room = limit.saturating_sub(ADDRESS_SPACE_OVERHEAD);
+        (room, "within the address-space limit, ulimit -v")
+    });
+    match (have, address_space) {
+        (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
+        (a, b) => a.or(b),
     }
-    Some(have + resident_bytes().unwrap_or(0))
 }
 
 /// Refuse work needing `needed` bytes (the whole process's) when less is usable. `what`
 /// says what for.
 pub fn check(needed: u64, what: &str) -> Result<(), Error> {
     match usable_bytes() {
-        Some(have) if needed > have => Err(Error::Resources(format!(
+        Some((have, source)) if needed > have => Err(Error::Resources(format!(
             "{what} needs about {} MB of memory, but only {} MB are available to it \
-             (set BIDTB_MEMORY_LIMIT to override the detected amount)",
+             ({source})",
             mb(needed),
             mb(have)
         ))),
@@ -199,8 +290,29 @@ mod tests {
         assert_eq!(parse_size("2G"), Some(2 << 30));
         assert_eq!(parse_size("1000"), Some(1000));
         assert_eq!(parse_size("2 GiB"), Some(2 << 30));
-        assert_eq!(parse_size("lots"), None);
-        assert_eq!(parse_size("99999999999999999999G"), None);
+        assert_eq!(parse_size("1T"), Some(1 << 40));
+        assert_eq!(parse_size("1.5G"), Some(3 << 29));
+        assert_eq!(parse_size("0.03G"), Some(32_212_254));
+        assert_eq!(parse_size(".5K"), Some(512));
+        assert_eq!(parse_size("7."), Some(7));
+        for bad in [
+            "lots",
+            "abc",
+            "-1",
+            "",
+            " ",
+            ".",
+            "1.2.3",
+            "1 X",
+            "G",
+            "1e9",
+            "99999999999999999999G",
+            "18446744073709551616",
+            "16777216T",
+        ] {
+            assert_eq!(parse_size(bad), None, "{bad:?}");
+        }
+        assert_eq!(parse_size("18446744073709551615"), Some(u64::MAX));
     }
 
     /// Four men, solved alone (`/usr/bin/time -v`, 2026-11-23): 7x7 KNvKP peaked at 18,018

@@ -139,3 +139,135 @@ fn a_forged_checkpoint_is_named_set_aside_and_the_material_solved_afresh() {
         std::fs::read(plain.path().join("4x4/KvK.bidtb")).unwrap()
     );
 }
+
+/// `bidtb` run by `sh` under an address-space limit (`ulimit -v`, in KiB).
+fn bidtb_under_ulimit(kib: u64, args: &[&str]) -> (i32, String) {
+    let script = format!("ulimit -v {kib} && exec \"$0\" \"$@\"");
+    let out = std::process::Command::new("sh")
+        .args(["-c", &script, env!("CARGO_BIN_EXE_bidtb")])
+        .args(args)
+        .output()
+        .expect("sh runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A memory limit that does not parse is refused (exit 2, naming the accepted forms),
+/// never silently ignored; the forms it names are accepted.
+#[test]
+fn memory_limits_parse_or_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let run = |limit: &str, args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_bidtb"))
+            .args(args)
+            .env("BIDTB_MEMORY_LIMIT", limit)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let generate = ["generate", "--board", "3x3", "--out", out, "-q"];
+    for bad in ["abc", "-1", "", "1.2.3", "12Q", "99999999999999999999999"] {
+        for args in [&generate[..], &["query", "--tables", out, "k2/3/K1R"]] {
+            let (code, stderr) = run(bad, args);
+            assert_eq!(code, 2, "{bad:?} {args:?}: {stderr}");
+            assert!(
+                stderr.contains("BIDTB_MEMORY_LIMIT") && stderr.contains("1.5G"),
+                "{stderr}"
+            );
+        }
+    }
+    for good in ["1.5G", "1T", "2 GiB", "1073741824"] {
+        let (code, stderr) = run(good, &generate);
+        assert_eq!(code, 0, "{good:?}: {stderr}");
+    }
+    // A small fraction of a gigabyte is a limit, and it holds.
+    let (code, stderr) = run("0.03G", &["generate", "--board", "6x6", "--out", out, "-q"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("needs about") && stderr.contains("31 MB"),
+        "{stderr}"
+    );
+}
+
+/// Under `ulimit -v`, work that cannot fit ends with one line and exit status 1: refused
+/// up front (too little to start, or less than the estimate), or, where the estimate did not
+/// foresee it, out of memory when an allocation fails; never an abort with a backtrace.
+#[test]
+fn an_address_space_limit_gives_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    assert_eq!(
+        bidtb(&["generate", "--board", "4x4", "--out", out, "-q"]).0,
+        0
+    );
+    let one_line = |code: i32, stderr: &str| {
+        assert_eq!(code, 1, "{stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("backtrace"),
+            "{stderr}"
+        );
+    };
+    for args in [
+        vec!["verify", "--tables", out],
+        vec!["query", "--tables", out, "k3/4/4/K2R"],
+        vec!["generate", "--board", "3x3", "--out", out, "-q"],
+    ] {
+        let (code, stderr) = bidtb_under_ulimit(40_000, &args);
+        one_line(code, &stderr);
+        assert!(stderr.contains("ulimit -v"), "{stderr}");
+    }
+    // Above the floor, the estimate counts the limit.
+    let six = ["generate", "--board", "6x6", "--out", out, "-q"];
+    let (code, stderr) = bidtb_under_ulimit(90_000, &six);
+    one_line(code, &stderr);
+    assert!(
+        stderr.contains("needs about") && stderr.contains("ulimit -v"),
+        "{stderr}"
+    );
+    // Between the estimate and the real peak: out of memory, said in one line.
+    let (code, stderr) = bidtb_under_ulimit(150_000, &six);
+    one_line(code, &stderr);
+    assert!(
+        stderr.contains("out of memory") || stderr.contains("needs about"),
+        "{stderr}"
+    );
+    // Small tables are still answered under a modest limit.
+    let (code, stderr) =
+        bidtb_under_ulimit(100_000, &["verify", "--tables", out, "--board", "4x4"]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+/// `--threads` above the stated bound is refused before any thread starts.
+#[test]
+fn thread_counts_are_bounded() {
+    let started = std::time::Instant::now();
+    let (code, _, stderr) = bidtb(&[
+        "generate",
+        "--board",
+        "3x3",
+        "--threads",
+        "65535",
+        "--out",
+        "/nonexistent",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("1..=1024"), "{stderr}");
+    assert!(started.elapsed().as_secs() < 10);
+    let (code, _, stderr) = bidtb(&[
+        "generate",
+        "--board",
+        "3x3",
+        "--threads",
+        "0",
+        "--out",
+        "/nonexistent",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+}

@@ -285,8 +285,8 @@ pub(super) struct Args {
     /// --resume always use the guesses.
     #[arg(long)]
     pub guesses: bool,
-    /// Worker threads (default: one per core).
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    /// Worker threads, 1 to 1024 (default: one per core).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=super::MAX_THREADS as i64))]
     pub threads: Option<u16>,
     /// Stop after N iterations even if not converged (the summary then says so, and no
     /// table file is written).

@@ -208,18 +208,12 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Err((code, e)) = start_up(&cli.command) {
+        eprintln!("bidtb: {e}");
+        return ExitCode::from(code);
+    }
     let result = match cli.command {
-        Command::Generate(args) => {
-            if let Some(t) = args.threads
-                && let Err(e) = rayon::ThreadPoolBuilder::new()
-                    .num_threads(t as usize)
-                    .build_global()
-            {
-                eprintln!("bidtb: cannot start {t} threads: {e}");
-                return ExitCode::from(1);
-            }
-            generate::run(args)
-        }
+        Command::Generate(args) => generate::run(args),
         Command::Atlas(args) => atlas::run(args),
         Command::Query { tables, json, fen } => query::run(&tables, json, &fen.join(" ")),
         Command::Map {
@@ -268,6 +262,36 @@ fn ensure_dir(dir: &std::path::Path) -> Result<(), Error> {
         up = p.parent();
     }
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))
+}
+
+/// The most worker threads `--threads` accepts (far more than any machine bidtb runs on
+/// has cores; a larger number is a typo, and would start that many threads); clap refuses
+/// more with exit status 2.
+pub const MAX_THREADS: u16 = 1024;
+
+/// Checks before any work, whatever the command: the memory limit parses, the address
+/// space suffices to start, and the worker threads start (a clear error now rather than a
+/// panic deep inside the thread pool).
+fn start_up(command: &Command) -> Result<(), (u8, Error)> {
+    bidtb::resources::configured_limit().map_err(|e| (2, e))?;
+    bidtb::resources::check_address_space().map_err(|e| (1, e))?;
+    let threads = match command {
+        Command::Generate(args) => args.threads,
+        _ => None,
+    };
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = threads {
+        pool = pool.num_threads(t as usize);
+    }
+    pool.build_global().map_err(|e| {
+        (
+            1,
+            Error::Resources(format!(
+                "cannot start the worker threads: {e} (too little memory or address space? \
+                 see `ulimit -v`)"
+            )),
+        )
+    })
 }
 
 /// The exit code for an error: 2 for bad input, 1 for everything that failed at run time.
