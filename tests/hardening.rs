@@ -271,3 +271,120 @@ fn thread_counts_are_bounded() {
     ]);
     assert_eq!(code, 2, "{stderr}");
 }
+
+/// Usage errors say what is missing; bare `bidtb` shows its commands (exit 2).
+#[test]
+fn usage_errors_name_what_is_missing() {
+    for (args, missing) in [
+        (vec!["query"], "<FEN>"),
+        (vec!["query", "--json"], "<FEN>"),
+        (vec!["map"], "<FEN>"),
+        (vec!["plot"], "--svg <FILE>"),
+    ] {
+        let (code, _, stderr) = bidtb(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains("not provided")
+                && stderr.contains(missing)
+                && stderr.contains("usage: bidtb"),
+            "{args:?}: {stderr}"
+        );
+    }
+    let (code, stdout, stderr) = bidtb(&[]);
+    assert_eq!(code, 2);
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("Usage: bidtb <COMMAND>") && stderr.contains("generate"),
+        "{stderr}"
+    );
+    assert!(!stderr.starts_with("bidtb: Exact"), "{stderr}");
+}
+
+/// Table directories as a careless operator leaves them: a board's directory given as the
+/// root, look-alike board directories beside the real one, a directory or FIFO under a
+/// table's name. Each is named, none shadows the real tables, nothing hangs.
+#[test]
+fn table_directories_are_read_by_their_canonical_names_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let out = root.to_str().unwrap();
+    assert_eq!(
+        bidtb(&["generate", "--board", "4x4", "--out", out, "-q"]).0,
+        0
+    );
+    // A board's directory as the root: named, with the root to give instead.
+    let board_dir = root.join("4x4");
+    for args in [
+        vec![
+            "query",
+            "--tables",
+            board_dir.to_str().unwrap(),
+            "k3/4/4/K3",
+        ],
+        vec!["verify", "--tables", board_dir.to_str().unwrap()],
+        vec!["map", "--tables", board_dir.to_str().unwrap(), "k3/4/4/K3"],
+    ] {
+        let (code, _, stderr) = bidtb(&args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("one board's directory") && stderr.contains(&format!("--tables {out}")),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("generate"), "{stderr}");
+    }
+    // Look-alikes beside 4x4, one holding a table of its own: ignored.
+    for name in ["04x04", "4X4", " 4x4", "4x4 "] {
+        std::fs::create_dir(root.join(name)).unwrap();
+    }
+    std::fs::copy(board_dir.join("KvK.bidtb"), root.join("04x04/KvK.bidtb")).unwrap();
+    std::fs::copy(board_dir.join("KvK.bidtb"), board_dir.join("kvk.bidtb")).unwrap();
+    let (code, stdout, stderr) = bidtb(&["query", "--tables", out, "--json", "k3/4/4/K2R"]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["value"], "23/32", "{stdout}");
+    let (code, stdout, stderr) = bidtb(&["verify", "--tables", out, "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json.as_array().unwrap().len(), 1, "{stdout}");
+    // A directory, or a FIFO, under a table's name: refused by name, at once.
+    std::fs::remove_file(board_dir.join("KNvK.bidtb")).unwrap();
+    std::fs::create_dir(board_dir.join("KNvK.bidtb")).unwrap();
+    let (code, _, stderr) = bidtb(&["query", "--tables", out, "k3/4/4/KN2"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("KNvK.bidtb: not a regular file"),
+        "{stderr}"
+    );
+    std::fs::remove_dir(board_dir.join("KNvK.bidtb")).unwrap();
+    let fifo = board_dir.join("KNvK.bidtb");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for args in [
+        vec!["query", "--tables", out, "k3/4/4/KN2"],
+        vec!["verify", "--tables", out],
+    ] {
+        let (code, _, stderr) = bidtb(&args);
+        assert_eq!(code, 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("KNvK.bidtb: not a regular file"),
+            "{stderr}"
+        );
+    }
+}
+
+/// A black pawn on the first rank is reported on its own square.
+#[test]
+fn a_pawn_on_a_back_rank_is_named_on_its_square() {
+    let (code, _, stderr) = bidtb(&["query", "k3/4/4/Kp2"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("(b1)"), "{stderr}");
+    let (code, _, stderr) = bidtb(&["query", "kP2/4/4/K3"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("(b4)"), "{stderr}");
+}

@@ -189,6 +189,30 @@ fn parse_board(s: &str) -> Result<Board, String> {
     s.parse::<Board>().map_err(|e| e.to_string())
 }
 
+/// clap's error text on one line: the error with what it lists (the arguments missing,
+/// say), then the usage line: "the following required arguments were not provided: <FEN>...
+/// (usage: bidtb query <FEN>...; see --help)".
+fn usage_error(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let error: Vec<&str> = lines
+        .iter()
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.trim_start_matches("error: "))
+        .collect();
+    let usage = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("Usage: "))
+        .map(|u| format!("usage: {u}; "))
+        .unwrap_or_default();
+    let error = error.join(" ");
+    let error = if error.is_empty() {
+        "invalid arguments"
+    } else {
+        &error
+    };
+    format!("{error} ({usage}see --help)")
+}
+
 /// Run the command line; returns the process exit code.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -198,13 +222,13 @@ pub fn main() -> ExitCode {
             let _ = e.print();
             return ExitCode::SUCCESS;
         }
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // Bare `bidtb` (or a command group without its command): the help, as usage.
+            eprint!("{}", e.render());
+            return ExitCode::from(2);
+        }
         Err(e) => {
-            let text = e.to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
-            eprintln!(
-                "bidtb: {} (see bidtb --help)",
-                first.trim_start_matches("error: ")
-            );
+            eprintln!("bidtb: {}", usage_error(&e.render().to_string()));
             return ExitCode::from(2);
         }
     };

@@ -230,6 +230,17 @@ fn level(l: u32) -> Option<u32> {
     (l != table::UNREACHED).then_some(l)
 }
 
+/// Whether `dir` itself holds table files (it is a board's directory, not a tables root).
+fn holds_tables(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .ends_with(&format!(".{}", table::EXTENSION))
+        })
+    })
+}
+
 impl Tablebase {
     /// Open every table under `dir`: each subdirectory named like a board (`8x8`) and each
     /// material's file in it (`KRvKN.bidtb`; other files are left alone). Files absent are
@@ -250,7 +261,10 @@ impl Tablebase {
         let mut boards = Vec::new();
         for entry in entries {
             let entry = entry.map_err(|e| Error::io(&root, e))?;
-            let Ok(board) = entry.file_name().to_string_lossy().parse::<Board>() else {
+            // Only the canonical name (`4x4`): a look-alike (`04x04`, `4X4`, ` 4x4`) beside it
+            // must not shadow it, nor be listed twice.
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(board) = name.parse::<Board>().ok().filter(|b| b.to_string() == name) else {
                 continue;
             };
             if !wanted(board) || !entry.path().is_dir() {
@@ -264,7 +278,11 @@ impl Tablebase {
                 let Some(stem) = name.strip_suffix(&format!(".{}", table::EXTENSION)) else {
                     continue;
                 };
-                let Ok(material) = stem.parse::<Material>() else {
+                let Some(material) = stem
+                    .parse::<Material>()
+                    .ok()
+                    .filter(|m| m.to_string() == stem)
+                else {
                     continue;
                 };
                 let path = file.path();
@@ -282,6 +300,18 @@ impl Tablebase {
                 tables.insert(material, t);
             }
             boards.push(BoardTables { board, tables });
+        }
+        if boards.is_empty() && holds_tables(&root) {
+            let parent = root
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            return Err(Error::Usage(format!(
+                "{} holds table files itself: it is one board's directory; give the directory \
+                 above it (--tables {})",
+                root.display(),
+                parent.display()
+            )));
         }
         boards.sort_by_key(|b| b.board);
         Ok(Tablebase { root, boards })
