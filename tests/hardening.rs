@@ -388,3 +388,154 @@ fn a_pawn_on_a_back_rank_is_named_on_its_square() {
     assert_eq!(code, 2);
     assert!(stderr.contains("(b4)"), "{stderr}");
 }
+
+/// Send raw bytes to the server and read its answer until it closes (or 5 s pass).
+fn raw_exchange(host: &str, request: &[u8]) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(host).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
+    s.write_all(request).unwrap();
+    let mut answer = Vec::new();
+    let _ = s.read_to_end(&mut answer);
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// The JSON body of a raw HTTP answer.
+fn json_body(answer: &str) -> serde_json::Value {
+    let body = answer.split("\r\n\r\n").nth(1).unwrap_or("");
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {answer}"))
+}
+
+fn serve_4x4() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    assert_eq!(
+        bidtb(&["generate", "--board", "4x4", "--out", out, "-q"]).0,
+        0
+    );
+    let root = dir.path().to_path_buf();
+    (dir, root)
+}
+
+/// Malformed request lines and other methods get JSON errors, like every other error.
+#[test]
+fn the_server_answers_malformed_requests_with_json() {
+    let (_dir, root) = serve_4x4();
+    let server = common::Server::start(&root);
+    let host = server.host();
+    for (request, status) in [
+        (&b"GET /\xff\xfe HTTP/1.1\r\nHost: x\r\n\r\n"[..], "400"),
+        (
+            b"GET /api/query?fen=\xff HTTP/1.1\r\nHost: x\r\n\r\n",
+            "400",
+        ),
+        (b"GARBAGE\r\n\r\n", "400"),
+        (
+            b"POST /api/query HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
+            "405",
+        ),
+        (b"DELETE / HTTP/1.1\r\nHost: x\r\n\r\n", "405"),
+        (b"GET /nothing HTTP/1.1\r\nHost: x\r\n\r\n", "404"),
+    ] {
+        let answer = raw_exchange(&host, request);
+        assert!(
+            answer.starts_with(&format!("HTTP/1.1 {status}")),
+            "{answer}"
+        );
+        assert!(json_body(&answer)["error"].is_string(), "{answer}");
+    }
+    // A good request still works, on its own connection.
+    let answer = raw_exchange(
+        &host,
+        b"GET /api/query?fen=k3/4/4/K2R HTTP/1.1\r\nHost: x\r\n\r\n",
+    );
+    assert_eq!(json_body(&answer)["value"], "23/32", "{answer}");
+}
+
+/// Slow and idle clients: a client holding an unfinished request does not keep SIGTERM
+/// from stopping the server; under `ulimit -n 64`, a hundred unfinished requests neither
+/// crash the server nor keep a good client out for longer than the header timeout.
+#[test]
+fn slow_clients_neither_block_shutdown_nor_starve_others() {
+    use std::io::Write;
+    use std::time::{Duration, Instant};
+    let (_dir, root) = serve_4x4();
+
+    let mut server = common::Server::start(&root);
+    let mut held = std::net::TcpStream::connect(server.host()).unwrap();
+    held.write_all(b"GET /api/boards HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let asked = Instant::now();
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status();
+    while server.exited().is_none() {
+        assert!(
+            asked.elapsed() < Duration::from_secs(9),
+            "still running after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(server.exited(), Some(Some(0)));
+    drop(held);
+
+    let server = common::Server::start_with(&root, &["--header-timeout", "1"], Some(64));
+    let host = server.host();
+    let slow: Vec<std::net::TcpStream> = (0..100)
+        .filter_map(|_| {
+            let mut s = std::net::TcpStream::connect(&host).ok()?;
+            s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n").ok()?;
+            Some(s)
+        })
+        .collect();
+    assert!(slow.len() >= 60, "{} connections", slow.len());
+    let started = Instant::now();
+    let answer = raw_exchange(&host, b"GET /api/boards HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert_eq!(json_body(&answer)["boards"][0], "4x4", "{answer}");
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    drop(slow);
+    assert_eq!(server.stop(), Some(0));
+}
+
+/// The memory-map contract: regenerating the tables a server has open (files replaced by
+/// rename) leaves it answering; the contract is stated in the server's help and the format
+/// document.
+#[test]
+fn regenerating_served_tables_keeps_the_server_answering() {
+    let (_dir, root) = serve_4x4();
+    let server = common::Server::start(&root);
+    let host = server.host();
+    let ask = || {
+        raw_exchange(
+            &host,
+            b"GET /api/query?fen=k3/4/4/K2R HTTP/1.1\r\nHost: x\r\n\r\n",
+        )
+    };
+    assert_eq!(json_body(&ask())["value"], "23/32");
+    for method in ["solve", "iterate"] {
+        let (code, _, stderr) = bidtb(&[
+            "generate",
+            "--board",
+            "4x4",
+            "--method",
+            method,
+            "--out",
+            root.to_str().unwrap(),
+            "-q",
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(json_body(&ask())["value"], "23/32");
+    }
+    assert_eq!(server.stop(), Some(0));
+    let (_, help, _) = bidtb(&["serve", "--help"]);
+    assert!(help.contains("must not be modified in place"), "{help}");
+    let format =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/FORMAT.md")).unwrap();
+    assert!(format.contains("must not be modified in place while it is open"));
+}

@@ -141,7 +141,19 @@ enum Command {
     /// GET /api/query?fen=… answers as `bidtb query --json`; GET /api/map?fen=… as
     /// `bidtb map --json`; GET / is the explorer: a board to set up by clicking, the exact
     /// value, both sides' moves (click one to play it) and a heatmap. Errors are JSON
-    /// {"error": "…"} with status 400 (bad input) or 404 (missing table). Stop with Ctrl-C.
+    /// {"error": "…"} with status 400 (bad input, a malformed request line), 404 (missing
+    /// table, unknown path) or 405 (a method other than GET and HEAD). Stop with Ctrl-C or
+    /// SIGTERM: no new connections, those under way get 5 seconds.
+    ///
+    /// Guarded against slow and idle clients: one request per connection, its line and
+    /// headers within --header-timeout, the whole connection within three times that, and
+    /// at most 256 connections at once (fewer under a small `ulimit -n`); more wait their
+    /// turn.
+    ///
+    /// The table files are memory-mapped: they must not be modified in place (truncated,
+    /// rewritten) while served, or the server dies with SIGBUS. `bidtb generate` never does
+    /// that: it writes new files and renames them over the old ones, which leaves the
+    /// served maps intact; restart the server to serve the new tables.
     Serve {
         /// Directory holding the tables.
         #[arg(long, default_value = "tables")]
@@ -149,6 +161,9 @@ enum Command {
         /// Address to listen on (port 0 picks a free port; the address is printed).
         #[arg(long, default_value = "127.0.0.1:8080")]
         addr: std::net::SocketAddr,
+        /// Seconds a client gets to send a request's line and headers.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+        header_timeout: u64,
     },
     /// Re-check table files from their stored values alone.
     ///
@@ -247,7 +262,11 @@ pub fn main() -> ExitCode {
             fen,
         } => map::run(&tables, json, svg.as_deref(), &fen.join(" ")),
         Command::Plot { run, svg } => plot::run(&run, &svg),
-        Command::Serve { tables, addr } => serve::run(&tables, addr),
+        Command::Serve {
+            tables,
+            addr,
+            header_timeout,
+        } => serve::run(&tables, addr, header_timeout),
         Command::Verify {
             tables,
             board,

@@ -8,7 +8,7 @@ use crate::server;
 use bidtb::error::Error;
 use bidtb::probe::Tablebase;
 
-pub(super) fn run(dir: &Path, addr: SocketAddr) -> Result<(), (u8, Error)> {
+pub(super) fn run(dir: &Path, addr: SocketAddr, header_timeout: u64) -> Result<(), (u8, Error)> {
     let tables = Tablebase::open(dir).map_err(|e| (1, e))?;
     let boards: Vec<String> = tables.boards().map(|b| b.to_string()).collect();
     if boards.is_empty() {
@@ -18,7 +18,8 @@ pub(super) fn run(dir: &Path, addr: SocketAddr) -> Result<(), (u8, Error)> {
             dir.display()
         );
     }
-    server::serve(tables, addr, |bound| {
+    let timeout = std::time::Duration::from_secs(header_timeout);
+    server::serve(tables, addr, timeout, |bound| {
         // The first line on stdout is the address, for scripts and tests to read.
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "listening on http://{bound}/");

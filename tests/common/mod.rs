@@ -69,9 +69,32 @@ pub struct Server {
 impl Server {
     /// Serve the tables under `root`.
     pub fn start(root: &Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_bidtb"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_bidtb"));
+        command
+            .args(["serve", "--addr", "127.0.0.1:0", "--tables"])
+            .arg(root);
+        Server::spawn(command)
+    }
+
+    /// Serve the tables under `root` with more arguments, under a `ulimit -n` if given.
+    pub fn start_with(root: &Path, args: &[&str], open_files: Option<u32>) -> Server {
+        let limit = open_files.map_or(String::new(), |n| format!("ulimit -n {n} && "));
+        let mut command = Command::new("sh");
+        command
+            .args([
+                "-c",
+                &format!("{limit}exec \"$0\" \"$@\""),
+                env!("CARGO_BIN_EXE_bidtb"),
+            ])
             .args(["serve", "--addr", "127.0.0.1:0", "--tables"])
             .arg(root)
+            .args(args);
+        Server::spawn(command)
+    }
+
+    /// Start `command` (a `bidtb serve`) and read the address it prints.
+    fn spawn(mut command: Command) -> Server {
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -86,6 +109,24 @@ impl Server {
             .unwrap_or_else(|| panic!("first line: {line:?}"))
             .to_string();
         Server { child, url }
+    }
+
+    /// The server's `host:port`.
+    pub fn host(&self) -> String {
+        self.url
+            .trim_start_matches("http://")
+            .trim_end_matches('/')
+            .to_string()
+    }
+
+    /// The server's process id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Whether the server has exited (its exit code then).
+    pub fn exited(&mut self) -> Option<Option<i32>> {
+        self.child.try_wait().unwrap().map(|s| s.code())
     }
 
     /// Stop with SIGTERM and return the exit code.

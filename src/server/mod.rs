@@ -7,7 +7,17 @@
 //!
 //! Errors are `{"error": "…"}` with status 400 for bad input (FEN, position, parameters),
 //! 404 for a missing table or an unknown path, 500 for a table that fails at run time. All
-//! requests share one [`Tablebase`]: its tables are memory maps, never copied.
+//! requests share one [`Tablebase`]: its tables are memory maps, never copied. The
+//! connections are guarded against slow, idle, malformed and too many clients
+//! ([`connections`]).
+//!
+//! The tables must not be modified in place while they are served (truncated, rewritten):
+//! they are memory maps, and a page that vanishes under one ends the process (SIGBUS), as
+//! for any memory-mapped tablebase. bidtb itself never does this (it writes a new file and
+//! renames it over the old one, which leaves the served map intact); restart the server to
+//! serve regenerated tables.
+
+mod connections;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -122,11 +132,23 @@ pub fn router(tb: Arc<Tablebase>) -> Router {
         .route("/api/map", get(map))
         .route("/api/boards", get(boards))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page") })
+        .method_not_allowed_fallback(|| async {
+            error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "only GET (and HEAD) are served",
+            )
+        })
         .with_state(tb)
 }
 
-/// Serve until Ctrl-C or SIGTERM; `ready` gets the bound address once listening.
-pub fn serve(tb: Tablebase, addr: SocketAddr, ready: impl FnOnce(SocketAddr)) -> Result<(), Error> {
+/// Serve until Ctrl-C or SIGTERM; `ready` gets the bound address once listening. Clients
+/// get `header_timeout` to send a request's line and headers.
+pub fn serve(
+    tb: Tablebase,
+    addr: SocketAddr,
+    header_timeout: std::time::Duration,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), Error> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -139,10 +161,8 @@ pub fn serve(tb: Tablebase, addr: SocketAddr, ready: impl FnOnce(SocketAddr)) ->
             .local_addr()
             .map_err(|e| Error::io(addr.to_string(), e))?;
         ready(bound);
-        axum::serve(listener, router(Arc::new(tb)))
-            .with_graceful_shutdown(shutdown())
-            .await
-            .map_err(|e| Error::io(bound.to_string(), e))
+        connections::serve(listener, router(Arc::new(tb)), header_timeout, shutdown()).await;
+        Ok(())
     })
 }
 
