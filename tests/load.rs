@@ -1,5 +1,5 @@
-//! Load: 50 concurrent clients send 20,000 `/api/query` requests (each client on its own
-//! keep-alive connection) to `bidtb serve` on the 8x8 tables. Every answer must be exactly
+//! Load: 50 concurrent clients send 20,000 `/api/query` requests (one request per
+//! connection: the server closes each after its answer) to `bidtb serve` on the 8x8 tables. Every answer must be exactly
 //! what the library answers; the median and p99 latency are printed and written to
 //! `target/tmp/load.json` (the README quotes them).
 
