@@ -163,7 +163,7 @@ def generate(
     if progress is None or progress is True:
         callback = None
         try:
-            from tqdm.auto import tqdm
+            from tqdm.auto import tqdm  # type: ignore[import-untyped, unused-ignore]
         except ImportError:
             tqdm = None
         if tqdm is not None:
