@@ -378,9 +378,12 @@ impl Tablebase {
         Ok(())
     }
 
-    /// The stored entry of a position of any material (through the colour mirror where its
-    /// material is not the stored one).
-    pub fn entry(&self, board: Board, pos: &Position) -> Result<Entry, Error> {
+    /// Where a position of any material is stored: its table, its index in that table and
+    /// whether it was looked up through the colour mirror (its material is not the stored
+    /// one; its α is then 1 − the stored β). For callers that read the stored ranks
+    /// ([`Table::rank`], [`Table::rank_beta`]) without decoding values, such as a cache of
+    /// converted values keyed by rank.
+    pub fn locate(&self, board: Board, pos: &Position) -> Result<(&Table, usize, bool), Error> {
         pos.validate(board)?;
         self.check_men(pos)?;
         let (stored, mirrored) = pos.material().stored();
@@ -392,6 +395,13 @@ impl Tablebase {
                 path: t.path().display().to_string(),
                 reason: format!("no entry for {}", q.describe(board)),
             })?;
+        Ok((t, i, mirrored))
+    }
+
+    /// The stored entry of a position of any material (through the colour mirror where its
+    /// material is not the stored one).
+    pub fn entry(&self, board: Board, pos: &Position) -> Result<Entry, Error> {
+        let (t, i, mirrored) = self.locate(board, pos)?;
         let e = Entry {
             value: t.value(i)?,
             beta: t.beta_if_above(i)?,
