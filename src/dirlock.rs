@@ -3,7 +3,8 @@
 //! when the process ends however it ends). A second run in the same directory is refused
 //! with the holder's process id instead of deleting the first run's checkpoints and
 //! temporary files, and a run holding the lock knows that every temporary file it finds
-//! there is another, dead, process's leftover.
+//! there is another, dead, process's leftover. Also: making an output directory, with a
+//! plain error where a file stands in the way ([`ensure_dir`]).
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
@@ -19,6 +20,26 @@ pub const LOCK_FILE: &str = ".bidtb.lock";
 pub struct DirLock {
     file: File,
     path: PathBuf,
+}
+
+/// Make the output directory `dir` (and its parents), or say plainly why not: a path that
+/// exists but is not a directory is named as such (not "File exists").
+pub fn ensure_dir(dir: &Path) -> Result<(), Error> {
+    let mut up = Some(dir);
+    while let Some(p) = up {
+        if let Ok(meta) = std::fs::metadata(p) {
+            if !meta.is_dir() {
+                return Err(Error::Usage(format!(
+                    "{} is not a directory (an output directory is needed{})",
+                    p.display(),
+                    if p == dir { "" } else { " above it" }
+                )));
+            }
+            break;
+        }
+        up = p.parent();
+    }
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))
 }
 
 impl DirLock {

@@ -32,10 +32,12 @@ impl Schedule {
 }
 
 /// Everything a finished run leaves in `DIR/board`, with the timings and the kernel's
-/// work statistics (which describe the last process, not the result) taken out.
+/// work statistics (which describe the last process, not the result) taken out, and the
+/// directory's lock file (which names the last process).
 fn result(dir: &Path, board: &str) -> Vec<(String, Vec<u8>)> {
     let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.join(board))
         .unwrap()
+        .filter(|e| e.as_ref().unwrap().file_name() != bidtb::dirlock::LOCK_FILE)
         .map(|e| {
             let e = e.unwrap();
             let name = e.file_name().to_string_lossy().into_owned();
@@ -244,6 +246,7 @@ fn ctrl_c_stops_cleanly_with_a_checkpoint() {
     let names: Vec<String> = std::fs::read_dir(dir.path().join("8x8"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != bidtb::dirlock::LOCK_FILE)
         .collect();
     assert!(
         names

@@ -89,6 +89,7 @@ pub fn to_py(py: Python<'_>, e: Error) -> PyErr {
         | Error::Checkpoint { .. }
         | Error::Report { .. }
         | Error::Resources(_)
+        | Error::Busy(_)
         | Error::Uncertified(_) => bidtb_error(py, text),
     }
 }

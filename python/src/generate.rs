@@ -8,13 +8,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use bidtb::atomic;
 use bidtb::error::Error;
 use bidtb::generate::driver::{self, Driven};
-use bidtb::generate::report::{self, Summary};
-use bidtb::generate::write::TableStore;
+use bidtb::generate::session::{self, Session};
 use bidtb::generate::{Control, Method, Observer, Options};
 use bidtb::geometry::Board;
 use bidtb::material::Material;
@@ -173,66 +171,8 @@ fn requested(pieces: Option<u8>, materials: Option<&Bound<'_, PyAny>>) -> PyResu
             Err(_) => m.extract()?,
         }),
     };
-    let usage = |text: &str| PyValueError::new_err(text.to_string());
-    match (pieces, names) {
-        (Some(_), Some(_)) => Err(usage("pieces and materials do not go together")),
-        (Some(n), None) if !(2..=7).contains(&n) => {
-            Err(usage("pieces counts the men, kings included: 2 to 7"))
-        }
-        (Some(n), None) => Ok(Material::all_up_to(n as usize)),
-        (None, Some(list)) => {
-            let mut out: Vec<Material> = Vec::new();
-            for name in list.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
-                let m = name
-                    .parse::<Material>()
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?
-                    .stored()
-                    .0;
-                if !out.contains(&m) {
-                    out.push(m);
-                }
-            }
-            if out.is_empty() {
-                return Err(usage("materials names no material"));
-            }
-            Ok(out)
-        }
-        (None, None) => Ok(Material::three_piece().to_vec()),
-    }
-}
-
-/// Make `dir` and check that a file can be created in it.
-fn prepare_dir(dir: &Path) -> Result<(), Error> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let probe = dir.join(".bidtb-write-test");
-    std::fs::write(&probe, b"").map_err(|e| Error::io(dir, e))?;
-    std::fs::remove_file(&probe).map_err(|e| Error::io(&probe, e))
-}
-
-/// Write the run's reports into `dir`, as `bidtb generate` does: summary.json,
-/// convergence.csv (the iterate method), alpha-below-beta.txt (removed where there is
-/// none) and quiescent.txt.
-fn write_reports(store: &TableStore, dir: &Path, text: &str) -> Result<(), Error> {
-    atomic::write_atomic(&dir.join("summary.json"), text.as_bytes())?;
-    if let Some(csv) = &store.convergence {
-        atomic::write_atomic(&dir.join("convergence.csv"), csv.as_bytes())?;
-    }
-    let split = dir.join("alpha-below-beta.txt");
-    if store.alpha_below_beta.is_empty() {
-        let _ = std::fs::remove_file(&split);
-    } else {
-        let lines = format!(
-            "{}{}",
-            report::ALPHA_BELOW_BETA_HEADING,
-            store.alpha_below_beta
-        );
-        atomic::write_atomic(&split, lines.as_bytes())?;
-    }
-    if store.summary.converged {
-        let lines = format!("{}{}", report::QUIESCENT_HEADING, store.quiescent);
-        atomic::write_atomic(&dir.join("quiescent.txt"), lines.as_bytes())?;
-    }
-    Ok(())
+    session::requested(pieces, names.as_deref(), ("pieces", "materials"))
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// Hand a batch of events to the callback, in order, skipping a `components`,
@@ -358,15 +298,8 @@ pub fn generate(
         return Err(PyValueError::new_err("max_iterations must be at least 1"));
     }
     let materials = requested(pieces, materials)?;
-    let three = Material::three_piece();
-    if method == Method::Iterate
-        && let Some(m) = materials.iter().find(|m| !three.contains(m))
-    {
-        return Err(PyValueError::new_err(format!(
-            "the iterate method (the study's iteration) runs on the three-piece materials \
-             only; {m} needs method='solve'"
-        )));
-    }
+    session::check_method(method, &materials, "method='solve'")
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let callback = progress.filter(|p| !p.is_none());
     if let Some(cb) = callback
         && !cb.is_callable()
@@ -375,9 +308,8 @@ pub fn generate(
             "progress is a callable taking a bidtb.Event (or None)",
         ));
     }
-    let dir = out.join(board.to_string());
-    prepare_dir(&dir).py(py)?;
-    atomic::remove_stale_temporaries(&dir);
+    let mut session = Session::open(&out, board, method, allow_uncertified).py(py)?;
+    let dir = session.dir.clone();
     let mut options = Options::new(board);
     options.method = method;
     options.materials = materials;
@@ -390,11 +322,9 @@ pub fn generate(
         stop: Some(&stop),
         ..Control::default()
     };
-    let started = Instant::now();
-    let mut store = TableStore::new(&dir, board, allow_uncertified, Summary::new(board, method));
     let (tx, rx) = mpsc::channel();
     let (done, pending, panicked) = std::thread::scope(|s| {
-        let (options, control, store) = (&options, &control, &mut store);
+        let (options, control, store) = (&options, &control, &mut session.store);
         let worker = s.spawn(move || {
             let observer = Channel(tx);
             let result = driver::run(options, &observer, control, store);
@@ -447,13 +377,7 @@ pub fn generate(
         Err(e @ Error::Uncertified(_)) => Some(e),
         Err(e) => return Err(to_py(py, e)),
     };
-    if store.summary.converged && failure.is_none() {
-        bidtb::iterate::checkpoint::remove_all(&dir);
-        bidtb::solve::checkpoint::remove(&dir);
-    }
-    store.summary.seconds = started.elapsed().as_secs_f64();
-    let text = serde_json::to_string_pretty(&store.summary).expect("summary serialises");
-    write_reports(&store, &dir, &text).py(py)?;
+    let text = session.finish(failure.is_some()).py(py)?;
     if let Some(e) = failure {
         return Err(bidtb_error(
             py,
@@ -473,33 +397,9 @@ fn interrupted(
     n: u32,
     checkpoint: &Option<PathBuf>,
 ) -> String {
-    let names: Vec<String> = materials.iter().map(Material::to_string).collect();
     let again = format!(
         "bidtb.generate(board=\"{board}\", method=\"{method}\", out=\"{}\", resume=True)",
         out.display()
     );
-    let at = match method {
-        Method::Iterate => format!(" at iteration {n}"),
-        Method::Solve => format!(" while solving {}", names.join(", ")),
-    };
-    let how = match (method, checkpoint) {
-        (Method::Solve, Some(path)) => format!(
-            "its state is saved as {}; the finished materials' tables are kept; resume with \
-             {again}",
-            path.display()
-        ),
-        (Method::Solve, None) => format!(
-            "nothing was saved of {} (it stopped before its first strategies); the finished \
-             materials' tables are kept; resume with {again}",
-            names.join(", ")
-        ),
-        (Method::Iterate, Some(path)) => {
-            format!(
-                "checkpoint saved as {}; resume with {again}",
-                path.display()
-            )
-        }
-        (Method::Iterate, None) => "nothing saved".to_string(),
-    };
-    format!("interrupted{at}; no table of it written; {how}")
+    session::interrupted_message(method, materials, n, checkpoint.as_deref(), &again)
 }

@@ -124,7 +124,7 @@ fn plots(rows: &[Row]) -> Vec<(&'static str, String)> {
 
 pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let boards = atlas::parse_boards(&args.boards).map_err(|e| (2, e))?;
-    super::ensure_dir(&args.out).map_err(|e| (2, e))?;
+    bidtb::dirlock::ensure_dir(&args.out).map_err(|e| (2, e))?;
     let say = |text: String| {
         if !args.quiet {
             eprintln!("{text}");

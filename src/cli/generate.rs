@@ -2,22 +2,19 @@
 //! (summary.json, convergence.csv, quiescent.txt and the table files).
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::parse_board;
-use bidtb::atomic;
-use bidtb::dirlock::DirLock;
 use bidtb::error::Error;
 use bidtb::generate::driver::Driven;
-use bidtb::generate::report::{self, Summary};
-use bidtb::generate::write::TableStore;
+use bidtb::generate::report::Summary;
+use bidtb::generate::session::{self, Session};
 use bidtb::generate::{self, Method, Observer, Options};
 use bidtb::geometry::Board;
-use bidtb::material::Material;
 
 /// Progress on stderr: a bar when stderr is a terminal, stage lines otherwise.
 struct Progress {
@@ -130,18 +127,6 @@ impl Observer for Progress {
             ));
         }
     }
-}
-
-/// Make `dir` and take its lock for the run (which also shows that it is writable); then
-/// clear what killed runs left there.
-fn prepare_dir(dir: &Path) -> Result<DirLock, (u8, Error)> {
-    super::ensure_dir(dir).map_err(|e| (2, e))?;
-    let lock = DirLock::acquire(dir).map_err(|e| match e {
-        e @ Error::Busy(_) => (1, e),
-        e => (2, e),
-    })?;
-    atomic::remove_stale_temporaries(dir);
-    Ok(lock)
 }
 
 fn human_summary(summary: &Summary, out: &mut impl Write) -> std::io::Result<()> {
@@ -349,55 +334,6 @@ pub(super) enum MethodArg {
     Solve,
 }
 
-/// The materials a run asks for: `--pieces N`, `--material A,B`, or the three-piece set.
-fn requested(pieces: Option<u8>, material: Option<&str>) -> Result<Vec<Material>, Error> {
-    match (pieces, material) {
-        (Some(_), Some(_)) => Err(Error::Usage(
-            "--pieces and --material do not go together".into(),
-        )),
-        (Some(n), None) => Ok(Material::all_up_to(n as usize)),
-        (None, Some(list)) => {
-            let mut out: Vec<Material> = Vec::new();
-            for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-                let m = name.parse::<Material>()?.stored().0;
-                if !out.contains(&m) {
-                    out.push(m);
-                }
-            }
-            if out.is_empty() {
-                return Err(Error::Usage("--material names no material".into()));
-            }
-            Ok(out)
-        }
-        (None, None) => Ok(Material::three_piece().to_vec()),
-    }
-}
-
-/// Write the run's reports into `dir`: summary.json, convergence.csv (the iteration),
-/// alpha-below-beta.txt (removed where there is none) and quiescent.txt.
-fn write_reports(store: &TableStore, dir: &Path, text: &str) -> Result<(), Error> {
-    atomic::write_atomic(&dir.join("summary.json"), text.as_bytes())?;
-    if let Some(csv) = &store.convergence {
-        atomic::write_atomic(&dir.join("convergence.csv"), csv.as_bytes())?;
-    }
-    let split = dir.join("alpha-below-beta.txt");
-    if store.alpha_below_beta.is_empty() {
-        let _ = std::fs::remove_file(&split);
-    } else {
-        let lines = format!(
-            "{}{}",
-            report::ALPHA_BELOW_BETA_HEADING,
-            store.alpha_below_beta
-        );
-        atomic::write_atomic(&split, lines.as_bytes())?;
-    }
-    if store.summary.converged {
-        let lines = format!("{}{}", report::QUIESCENT_HEADING, store.quiescent);
-        atomic::write_atomic(&dir.join("quiescent.txt"), lines.as_bytes())?;
-    }
-    Ok(())
-}
-
 pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let Args {
         board,
@@ -442,18 +378,16 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
                 .into(),
         ));
     }
-    let materials = requested(pieces, material.as_deref()).map_err(|e| (2, e))?;
-    let three = Material::three_piece();
-    if method == Method::Iterate
-        && let Some(m) = materials.iter().find(|m| !three.contains(m))
-    {
-        return Err(usage(format!(
-            "the iterate method (the study's iteration) runs on the three-piece materials \
-             only; {m} needs --method solve"
-        )));
-    }
-    let dir = out.join(board.to_string());
-    let _lock = prepare_dir(&dir)?;
+    let names: Option<Vec<String>> = material.map(|m| m.split(',').map(str::to_string).collect());
+    let materials = session::requested(pieces, names.as_deref(), ("--pieces", "--material"))
+        .map_err(|e| (2, e))?;
+    session::check_method(method, &materials, "--method solve").map_err(|e| (2, e))?;
+    let mut session =
+        Session::open(&out, board, method, allow_uncertified).map_err(|e| match e {
+            e @ Error::Busy(_) => (1, e),
+            e => (2, e),
+        })?;
+    let dir = session.dir.clone();
     let mut options = Options::new(board);
     options.method = method;
     options.materials = materials;
@@ -482,9 +416,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         stop: Some(&STOP),
         ..generate::Control::default()
     };
-    let started = std::time::Instant::now();
-    let mut store = TableStore::new(&dir, board, allow_uncertified, Summary::new(board, method));
-    let driven = generate::driver::run(&options, &progress, &control, &mut store);
+    let driven = generate::driver::run(&options, &progress, &control, &mut session.store);
     let failure = match driven {
         Ok(Driven::Finished(_)) => None,
         Ok(Driven::Interrupted {
@@ -492,51 +424,19 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
             n,
             checkpoint,
         }) => {
-            let names: Vec<String> = materials.iter().map(Material::to_string).collect();
             let again = format!(
-                "bidtb generate --board {board} --method {method} --out {} --resume",
+                "`bidtb generate --board {board} --method {method} --out {} --resume`",
                 out.display()
             );
-            let how = match (method, checkpoint) {
-                (Method::Solve, Some(path)) => format!(
-                    "its state is saved as {}; the finished materials' tables are kept; \
-                     resume with `{again}`",
-                    path.display()
-                ),
-                (Method::Solve, None) => format!(
-                    "nothing was saved of {} (it stopped before its first strategies); the \
-                     finished materials' tables are kept; resume with `{again}`",
-                    names.join(", ")
-                ),
-                (Method::Iterate, Some(path)) => format!(
-                    "checkpoint saved as {}; resume with `{again}`",
-                    path.display()
-                ),
-                (Method::Iterate, None) => {
-                    "nothing saved (with --checkpoint-every N a stopped run can be resumed)"
-                        .to_string()
-                }
-            };
-            let at = if method == Method::Iterate {
-                format!(" at iteration {n}")
-            } else {
-                format!(" while solving {}", names.join(", "))
-            };
-            let msg = format!("interrupted{at}; no table of it written; {how}");
+            let msg =
+                session::interrupted_message(method, &materials, n, checkpoint.as_deref(), &again);
             return Err((130, Error::Interrupted(msg)));
         }
         Err(e @ Error::Uncertified(_)) => Some(e),
         Err(e) => return Err((super::exit_code(&e), e)),
     };
-    if store.summary.converged && failure.is_none() {
-        // Finished: the checkpoints have served their purpose. (A capped iteration keeps
-        // them, so that `--resume` with a higher cap continues it.)
-        bidtb::iterate::checkpoint::remove_all(&dir);
-        bidtb::solve::checkpoint::remove(&dir);
-    }
-    store.summary.seconds = started.elapsed().as_secs_f64();
-    let text = serde_json::to_string_pretty(&store.summary).expect("summary serialises");
-    write_reports(&store, &dir, &text).map_err(|e| (1, e))?;
+    let text = session.finish(failure.is_some()).map_err(|e| (1, e))?;
+    let store = &session.store;
     let stdout = &mut std::io::stdout().lock();
     let written = if json {
         writeln!(stdout, "{text}")

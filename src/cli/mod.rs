@@ -287,26 +287,6 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// Make the output directory `dir` (and its parents), or say plainly why not: a path that
-/// exists but is not a directory is named as such (not "File exists").
-fn ensure_dir(dir: &std::path::Path) -> Result<(), Error> {
-    let mut up = Some(dir);
-    while let Some(p) = up {
-        if let Ok(meta) = std::fs::metadata(p) {
-            if !meta.is_dir() {
-                return Err(Error::Usage(format!(
-                    "{} is not a directory (an output directory is needed{})",
-                    p.display(),
-                    if p == dir { "" } else { " above it" }
-                )));
-            }
-            break;
-        }
-        up = p.parent();
-    }
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))
-}
-
 /// The most worker threads `--threads` accepts (far more than any machine bidtb runs on
 /// has cores; a larger number is a typo, and would start that many threads); clap refuses
 /// more with exit status 2.

@@ -19,6 +19,7 @@
 pub mod atlas;
 pub mod driver;
 pub mod report;
+pub mod session;
 pub mod write;
 
 use serde::{Deserialize, Serialize};
