@@ -29,11 +29,13 @@ pub fn ensure_dir(dir: &Path) -> Result<(), Error> {
     while let Some(p) = up {
         if let Ok(meta) = std::fs::metadata(p) {
             if !meta.is_dir() {
-                return Err(Error::Usage(format!(
-                    "{} is not a directory (an output directory is needed{})",
-                    p.display(),
-                    if p == dir { "" } else { " above it" }
-                )));
+                let why = if p == dir {
+                    "not a directory (output goes into a directory)"
+                } else {
+                    "not a directory (output goes into a directory below it)"
+                };
+                let source = std::io::Error::new(std::io::ErrorKind::NotADirectory, why);
+                return Err(Error::io(p, source));
             }
             break;
         }

@@ -63,8 +63,14 @@ fn an_output_path_that_is_a_file_is_named() {
     ] {
         let (code, _, stderr) = bidtb(&args);
         assert_eq!(code, 2, "{args:?}: {stderr}");
-        assert!(stderr.contains("is not a directory"), "{args:?}: {stderr}");
-        assert!(!stderr.contains("os error"), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("afile: not a directory"),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            !stderr.contains("os error") && !stderr.contains("exists"),
+            "{args:?}: {stderr}"
+        );
     }
 }
 

@@ -9,7 +9,8 @@
 
 use bidtb::error::Error;
 use pyo3::exceptions::{
-    PyFileNotFoundError, PyKeyboardInterrupt, PyOSError, PyPermissionError, PyValueError,
+    PyFileNotFoundError, PyKeyboardInterrupt, PyNotADirectoryError, PyOSError, PyPermissionError,
+    PyValueError,
 };
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -82,6 +83,7 @@ pub fn to_py(py: Python<'_>, e: Error) -> PyErr {
         Error::Io { source, .. } => match source.kind() {
             std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(text),
             std::io::ErrorKind::PermissionDenied => PyPermissionError::new_err(text),
+            std::io::ErrorKind::NotADirectory => PyNotADirectoryError::new_err(text),
             _ => PyOSError::new_err(text),
         },
         Error::Interrupted(_) => PyKeyboardInterrupt::new_err(text),

@@ -75,7 +75,7 @@ def test_bad_arguments_are_value_errors(tmp_path: Path, kwargs: dict, fragment: 
 
 def test_an_unwritable_directory_is_an_os_error(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
-    with pytest.raises(OSError):
+    with pytest.raises(NotADirectoryError, match="not a directory"):
         bidtb.generate(board="3x3", out=tmp_path / "file", progress=False)
 
 
