@@ -56,6 +56,9 @@ pub enum Error {
         /// The material, as stored (`KRvKN`).
         material: String,
     },
+    /// A chip table needed for a query does not exist (or was made for other tables).
+    #[error("{0}")]
+    MissingChips(String),
     /// A checkpoint that cannot be resumed from: truncated, corrupted, of another format
     /// version, board or graph.
     #[error("checkpoint {path}: {reason}")]

@@ -21,6 +21,7 @@
 //! own tests and benches; they are hidden from the documentation and are not API.
 #![warn(missing_docs)]
 
+pub mod chips;
 pub mod error;
 pub mod fen;
 pub mod generate;

@@ -414,6 +414,12 @@ impl Table {
         }
     }
 
+    /// The CRC-32 of the keys section: which positions the table holds, in which order
+    /// (files indexed like the table, such as the chip tables, are bound to it).
+    pub fn keys_crc(&self) -> u32 {
+        crc32fast::hash(&self.map[self.layout.keys.clone()])
+    }
+
     /// The canonical key of position `i`.
     pub fn key(&self, i: usize) -> u64 {
         if self.layout.key_width == 8 {

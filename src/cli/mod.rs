@@ -6,6 +6,7 @@
 //! verification or certificate), 2 for bad usage or input (arguments, FEN, position).
 
 mod atlas;
+mod chips;
 mod dump;
 mod generate;
 mod map;
@@ -98,6 +99,14 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// With whole chips: White's and Black's holdings, W:B (e.g. 100:100), read from
+        /// the chip tables of W + B chips (`bidtb chips --chips W+B`): who wins, the bid to
+        /// make and what to do with a bid won, and the thresholds (docs/CHIPS.md).
+        #[arg(long, value_name = "W:B", value_parser = parse_holdings)]
+        chips: Option<(u32, u32)>,
+        /// Who holds the tie-break marker, with --chips.
+        #[arg(long, value_enum, default_value = "white", requires = "chips")]
+        tiebreak: TieBreak,
         /// The position, e.g. '3k3R/8/3K4/8/8/8/8/8' (quote it; unquoted trailing fields
         /// are accepted too).
         #[arg(required = true, num_args = 1.., value_name = "FEN")]
@@ -183,6 +192,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Chip tables: bidding chess with whole chips and the tie-break marker (docs/CHIPS.md).
+    ///
+    /// For every table of the board and each chip total K (e.g. 200: a hundred each),
+    /// the least holding with which White forces a win and the least with which it does not
+    /// lose, for every position, as holdings 0 < 0* < 1 < 1* < … (a star: with the marker).
+    /// Written to DIR/FxR/chips-K/<Material>.chips beside the value tables, which must exist;
+    /// files that exist and fit their tables are kept. `bidtb query --chips 100:100` reads
+    /// them.
+    Chips(chips::Args),
     /// Print every stored position of a material's table: FEN, alpha, beta, T level, T'
     /// level ('-' outside the closure), one line each, in the table's key order.
     ///
@@ -198,6 +216,35 @@ enum Command {
         /// The material, as stored (KRvKN, not KNvKR).
         material: String,
     },
+}
+
+/// Who holds the tie-break marker.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum TieBreak {
+    /// White holds it.
+    White,
+    /// Black holds it.
+    Black,
+}
+
+/// Holdings `W:B` in whole chips.
+fn parse_holdings(s: &str) -> Result<(u32, u32), String> {
+    let (w, b) = s
+        .split_once(':')
+        .ok_or_else(|| format!("'{s}': give White's and Black's chips as W:B, e.g. 100:100"))?;
+    let n = |t: &str| {
+        t.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("'{t}' is not a number of chips"))
+    };
+    let (w, b) = (n(w)?, n(b)?);
+    match w.checked_add(b) {
+        Some(k) if (1..=bidtb::chips::MAX_TOTAL).contains(&k) => Ok((w, b)),
+        _ => Err(format!(
+            "{s}: the chips in all must be 1 to {}",
+            bidtb::chips::MAX_TOTAL
+        )),
+    }
 }
 
 fn parse_board(s: &str) -> Result<Board, String> {
@@ -254,7 +301,20 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Generate(args) => generate::run(args),
         Command::Atlas(args) => atlas::run(args),
-        Command::Query { tables, json, fen } => query::run(&tables, json, &fen.join(" ")),
+        Command::Chips(args) => chips::run(args),
+        Command::Query {
+            tables,
+            json,
+            chips,
+            tiebreak,
+            fen,
+        } => {
+            let marker = match tiebreak {
+                TieBreak::White => bidtb::material::Color::White,
+                TieBreak::Black => bidtb::material::Color::Black,
+            };
+            query::run(&tables, json, chips.map(|c| (c, marker)), &fen.join(" "))
+        }
         Command::Map {
             tables,
             json,

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use bidtb::error::Error;
 use bidtb::fen;
-use bidtb::material::Material;
+use bidtb::material::{Color, Material};
+use bidtb::probe::chips::{ChipAdvice, ChipOutcome};
 use bidtb::probe::{self, MoveInfo, Probe, Tablebase};
 use bidtb::table;
 use bidtb::value::Value;
@@ -147,16 +148,74 @@ pub(super) fn open(dir: &Path, parsed: &fen::Parsed) -> Result<Tablebase, Error>
     })
 }
 
-pub(super) fn run(dir: &Path, json: bool, text: &str) -> Result<(), (u8, Error)> {
+/// The chip game's lines of the text answer.
+fn chip_lines(a: &ChipAdvice) -> String {
+    let k = a.total.chips();
+    let side = |c: Color| if c == Color::White { "White" } else { "Black" };
+    let mut out = format!(
+        "\nchips      {} in all: White {}, Black {} (a star: the tie-break marker)\n",
+        k,
+        a.show(a.holding),
+        a.show(2 * k + 1 - a.holding)
+    );
+    out += &format!(
+        "thresholds White wins from {}, does not lose from {}\n",
+        a.show(a.thresholds.win),
+        a.show(a.thresholds.not_lose)
+    );
+    out += &format!(
+        "outcome    {}\n",
+        match a.outcome {
+            ChipOutcome::WhiteWins => "White wins",
+            ChipOutcome::BlackWins => "Black wins",
+            ChipOutcome::Draw => "draw: neither side can force a king capture",
+        }
+    );
+    for adv in &a.advice {
+        let then = adv
+            .then
+            .as_ref()
+            .map_or("let the opponent move".to_string(), |m| format!("play {m}"));
+        out += &format!(
+            "{:<10} bid {}; if the bid is won, {then}\n",
+            side(adv.side),
+            a.show(adv.bid)
+        );
+    }
+    out
+}
+
+pub(super) fn run(
+    dir: &Path,
+    json: bool,
+    chips: Option<((u32, u32), Color)>,
+    text: &str,
+) -> Result<(), (u8, Error)> {
     let fail = |e: Error| (super::exit_code(&e), e);
     let parsed = fen::parse(text).map_err(fail)?;
     let tables = open(dir, &parsed).map_err(fail)?;
     let probe = tables.probe(parsed.board, &parsed.position).map_err(fail)?;
+    let advice = match chips {
+        Some(((w, b), marker)) => Some(
+            tables
+                .chip_advice(parsed.board, &parsed.position, w, b, marker)
+                .map_err(fail)?,
+        ),
+        None => None,
+    };
     let placement = bidtb::fen::placement(parsed.board, &parsed.position);
     let out = if json {
-        format!("{}\n", probe.to_json())
+        let mut v = probe.to_json();
+        if let Some(a) = &advice {
+            v["chips"] = a.to_json();
+        }
+        format!("{v}\n")
     } else {
-        human(&probe, &placement)
+        let mut text = human(&probe, &placement);
+        if let Some(a) = &advice {
+            text += &chip_lines(a);
+        }
+        text
     };
     std::io::stdout()
         .lock()

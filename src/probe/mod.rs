@@ -13,7 +13,14 @@
 //! by β and T′ (T′ is computed from β): the orders in which each side makes progress in
 //! the game where play that never ends counts against it.
 
+pub mod chips;
 pub mod map;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::chips::Thresholds;
+use crate::chips::file::{self as chip_file, ChipTable};
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -34,6 +41,9 @@ use crate::table::{self, Table};
 use crate::value::Value;
 
 /// The tables of one board.
+/// Open chip files.
+type ChipCache = HashMap<(Board, Material, u32), Arc<ChipTable>>;
+
 #[derive(Debug)]
 struct BoardTables {
     board: Board,
@@ -42,11 +52,14 @@ struct BoardTables {
 }
 
 /// Every table file found under a directory (`DIR/FxR/<Material>.bidtb`), memory-mapped
-/// and validated.
+/// and validated; chip files (`DIR/FxR/chips-K/<Material>.chips`) are opened when first
+/// asked for and kept.
 #[derive(Debug)]
 pub struct Tablebase {
     root: PathBuf,
     boards: Vec<BoardTables>,
+    /// Chip files opened so far, by board, stored material and chip total.
+    chips: std::sync::RwLock<ChipCache>,
 }
 
 /// What a stored position says: its value and its levels in T and T′.
@@ -314,7 +327,11 @@ impl Tablebase {
             )));
         }
         boards.sort_by_key(|b| b.board);
-        Ok(Tablebase { root, boards })
+        Ok(Tablebase {
+            root,
+            boards,
+            chips: Default::default(),
+        })
     }
 
     /// The directory the tables were opened from.
@@ -409,6 +426,71 @@ impl Tablebase {
             level_black: level(t.level_black(i)),
         };
         Ok(if mirrored { e.flipped() } else { e })
+    }
+
+    /// The chip file of `material` on `board` for `total` chips, opened once and kept; an
+    /// error naming the command that makes it if it is missing or was made for other
+    /// tables.
+    pub fn chip_table(
+        &self,
+        board: Board,
+        material: Material,
+        total: u32,
+    ) -> Result<Arc<ChipTable>, Error> {
+        let key = (board, material, total);
+        if let Some(t) = self.chips.read().ok().and_then(|c| c.get(&key).cloned()) {
+            return Ok(t);
+        }
+        let table = self.table(board, material)?;
+        let board_dir = self.root.join(board.to_string());
+        let path = chip_file::path(&chip_file::dir(&board_dir, total), material);
+        let make = format!(
+            "make it with `bidtb chips --tables {} --board {board} --chips {total}`",
+            self.root.display()
+        );
+        if !path.exists() {
+            return Err(Error::MissingChips(format!(
+                "missing chip table {}: {make}",
+                path.display()
+            )));
+        }
+        let chips = ChipTable::open(&path)?;
+        if chips.board() != board
+            || chips.material() != material
+            || chips.total().chips() != total
+            || chips.len() != table.len()
+            || chips.keys_crc() != table.keys_crc()
+        {
+            return Err(Error::MissingChips(format!(
+                "{} was made for other tables than {}: {make}",
+                path.display(),
+                table.path().display()
+            )));
+        }
+        let chips = Arc::new(chips);
+        if let Ok(mut cache) = self.chips.write() {
+            cache.insert(key, chips.clone());
+        }
+        Ok(chips)
+    }
+
+    /// The chip thresholds of a position with `total` chips in all (through the colour
+    /// mirror where its material is not the stored one), as White's holdings.
+    pub fn chip_thresholds(
+        &self,
+        board: Board,
+        pos: &Position,
+        total: u32,
+    ) -> Result<Thresholds, Error> {
+        let (t, i, mirrored) = self.locate(board, pos)?;
+        let material = t.info().material;
+        let chips = self.chip_table(board, material, total)?;
+        let th = chips.get(i);
+        Ok(if mirrored {
+            th.mirrored(chips.total())
+        } else {
+            th
+        })
     }
 
     /// The exact value (α) of a position.

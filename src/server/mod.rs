@@ -45,7 +45,7 @@ pub fn status(e: &Error) -> StatusCode {
         Error::BoardSize(_) | Error::Position(_) | Error::Fen { .. } | Error::Material(_) => {
             StatusCode::BAD_REQUEST
         }
-        Error::MissingTable { .. } => StatusCode::NOT_FOUND,
+        Error::MissingTable { .. } | Error::MissingChips(_) => StatusCode::NOT_FOUND,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
