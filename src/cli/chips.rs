@@ -25,9 +25,14 @@ pub(super) struct Args {
     /// B), up to 16000.
     #[arg(long, value_parser = parse_totals, default_value = "200")]
     chips: Totals,
-    /// Print one JSON object per material made instead of text.
+    /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Then count, for the largest K, the positions where the best move with chips differs
+    /// from the best move with continuous money (no move best in both), per material and
+    /// side, with an example.
+    #[arg(long)]
+    census: bool,
     /// No progress lines.
     #[arg(short, long)]
     quiet: bool,
@@ -110,11 +115,43 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         all.extend(made);
     }
     let seconds = started.elapsed().as_secs_f64();
+    let census = if args.census {
+        let tb =
+            bidtb::probe::Tablebase::open_board(&args.tables, args.board).map_err(|e| (1, e))?;
+        let k = *args.chips.0.end();
+        Some(tb.chip_move_census(args.board, k).map_err(|e| (1, e))?)
+    } else {
+        None
+    };
+    if let (Some(census), false) = (&census, args.json) {
+        for c in census {
+            let _ = writeln!(
+                stdout,
+                "{:<7} {:>9} positions: best move differs with {} chips for White at {}, for Black at {}",
+                c.material,
+                c.positions,
+                args.chips.0.end(),
+                c.white_differs,
+                c.black_differs
+            );
+            for (side, ex) in [("White", &c.white_example), ("Black", &c.black_example)] {
+                if let Some((fen, chips, money)) = ex {
+                    let _ = writeln!(
+                        stdout,
+                        "        e.g. {fen}: {side} with chips {}, with money {}",
+                        chips.join(" "),
+                        money.join(" ")
+                    );
+                }
+            }
+        }
+    }
     let written = if args.json {
         let json = serde_json::json!({
             "board": args.board.to_string(),
             "seconds": seconds,
             "made": all,
+            "census": census,
         });
         writeln!(
             stdout,

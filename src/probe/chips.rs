@@ -244,3 +244,130 @@ impl ChipAdvice {
         })
     }
 }
+
+/// Where whole chips change the best move: per material, the positions where no move that
+/// is best with `total` chips (White: the least win threshold after it; Black: the
+/// greatest not-lose threshold after it) is best with continuous money (White: the
+/// greatest α after it; Black: the least β), for each side, with a first example.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct MoveCensus {
+    /// The stored material.
+    pub material: String,
+    /// Its positions.
+    pub positions: usize,
+    /// Positions where White's best moves differ.
+    pub white_differs: usize,
+    /// Positions where Black's best moves differ.
+    pub black_differs: usize,
+    /// A position where White's differ: its FEN, the chip-best and the continuous-best moves.
+    pub white_example: Option<(String, Vec<String>, Vec<String>)>,
+    /// The same for Black.
+    pub black_example: Option<(String, Vec<String>, Vec<String>)>,
+}
+
+impl Tablebase {
+    /// The [`MoveCensus`] of every table of `board`, for `total` chips.
+    pub fn chip_move_census(&self, board: Board, total: u32) -> Result<Vec<MoveCensus>, Error> {
+        use rayon::prelude::*;
+        let none = 2 * total + 2;
+        let mut out = Vec::new();
+        for m in self.materials(board) {
+            let t = self.table(board, m)?;
+            // Per position: (white differs, black differs, the moves of each side's sets).
+            type Sets = (Vec<String>, Vec<String>);
+            let rows: Vec<(Option<Sets>, Option<Sets>, Position)> = (0..t.len())
+                .into_par_iter()
+                .map(|i| -> Result<_, Error> {
+                    let pos =
+                        crate::index::position_of_key(board, m, t.key(i)).ok_or_else(|| {
+                            Error::Table {
+                                path: t.path().display().to_string(),
+                                reason: format!("key {} is no position", t.key(i)),
+                            }
+                        })?;
+                    let side = |moves: Vec<Move>, white: bool| -> Result<Option<Sets>, Error> {
+                        let mut rows = Vec::new();
+                        for mv in &moves {
+                            let (chips, value) = match &mv.outcome {
+                                Outcome::WhiteWins => (
+                                    Thresholds {
+                                        win: 0,
+                                        not_lose: 0,
+                                    },
+                                    crate::value::Value::one(),
+                                ),
+                                Outcome::BlackWins => (
+                                    Thresholds {
+                                        win: none,
+                                        not_lose: none,
+                                    },
+                                    crate::value::Value::zero(),
+                                ),
+                                Outcome::Continue(p) => {
+                                    let e = self.entry(board, p)?;
+                                    let v = if white {
+                                        e.value.clone()
+                                    } else {
+                                        e.upper().clone()
+                                    };
+                                    (self.chip_thresholds(board, p, total)?, v)
+                                }
+                            };
+                            rows.push((mv.uci(board), chips, value));
+                        }
+                        if rows.is_empty() {
+                            return Ok(None);
+                        }
+                        let (chip_best, money_best): (Vec<String>, Vec<String>) = if white {
+                            let c = rows.iter().map(|r| r.1.win).min().expect("moves");
+                            let v = rows.iter().map(|r| &r.2).max().expect("moves");
+                            (
+                                rows.iter()
+                                    .filter(|r| r.1.win == c)
+                                    .map(|r| r.0.clone())
+                                    .collect(),
+                                rows.iter()
+                                    .filter(|r| &r.2 == v)
+                                    .map(|r| r.0.clone())
+                                    .collect(),
+                            )
+                        } else {
+                            let c = rows.iter().map(|r| r.1.not_lose).max().expect("moves");
+                            let v = rows.iter().map(|r| &r.2).min().expect("moves");
+                            (
+                                rows.iter()
+                                    .filter(|r| r.1.not_lose == c)
+                                    .map(|r| r.0.clone())
+                                    .collect(),
+                                rows.iter()
+                                    .filter(|r| &r.2 == v)
+                                    .map(|r| r.0.clone())
+                                    .collect(),
+                            )
+                        };
+                        let disjoint = !chip_best.iter().any(|m| money_best.contains(m));
+                        Ok(disjoint.then_some((chip_best, money_best)))
+                    };
+                    Ok((
+                        side(rules::white_moves(board, &pos), true)?,
+                        side(rules::black_moves(board, &pos), false)?,
+                        pos,
+                    ))
+                })
+                .collect::<Result<_, Error>>()?;
+            let example = |f: &dyn Fn(&(Option<Sets>, Option<Sets>, Position)) -> Option<Sets>| {
+                rows.iter()
+                    .find_map(|r| f(r).map(|(a, b)| (crate::fen::write(board, &r.2), a, b)))
+            };
+            out.push(MoveCensus {
+                material: m.to_string(),
+                positions: t.len(),
+                white_differs: rows.iter().filter(|r| r.0.is_some()).count(),
+                black_differs: rows.iter().filter(|r| r.1.is_some()).count(),
+                white_example: example(&|r| r.0.clone()),
+                black_example: example(&|r| r.1.clone()),
+            });
+        }
+        Ok(out)
+    }
+}

@@ -1,6 +1,7 @@
 //! The HTTP side: a JSON API over the memory-mapped tables and the explorer page.
 //!
-//! - `GET /api/query?fen=…`: the JSON of `bidtb query --json`;
+//! - `GET /api/query?fen=…`: the JSON of `bidtb query --json` (with `&chips=W:B` and
+//!   `&tiebreak=white|black`, that of `bidtb query --json --chips W:B --tiebreak …`);
 //! - `GET /api/map?fen=…`: the JSON of `bidtb map --json`;
 //! - `GET /api/boards`: the boards with tables;
 //! - `GET /`: the explorer page (its script and style sheet are served by the binary too).
@@ -32,6 +33,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use bidtb::error::Error;
+use bidtb::material::Color;
 use bidtb::probe::Tablebase;
 use bidtb::probe::map::ValueMap;
 
@@ -61,10 +63,13 @@ fn answer(result: Result<serde_json::Value, Error>) -> Response {
     }
 }
 
-/// The query string of the API: one FEN.
+/// The query string of the API: one FEN; for `/api/query` also whole-chip holdings
+/// (`chips=100:100`) and who holds the tie-break marker (`tiebreak=white|black`).
 #[derive(Deserialize)]
 struct FenParam {
     fen: Option<String>,
+    chips: Option<String>,
+    tiebreak: Option<String>,
 }
 
 /// Answer a request that names a FEN with `f`, or with 400 when the FEN is missing or the
@@ -74,7 +79,7 @@ fn with_fen(
     f: impl FnOnce(&str) -> Result<serde_json::Value, Error>,
 ) -> Response {
     match q {
-        Ok(Query(FenParam { fen: Some(fen) })) if !fen.trim().is_empty() => answer(f(&fen)),
+        Ok(Query(FenParam { fen: Some(fen), .. })) if !fen.trim().is_empty() => answer(f(&fen)),
         Ok(_) => error(
             StatusCode::BAD_REQUEST,
             "missing parameter fen, e.g. /api/query?fen=3k3R/8/3K4/8/8/8/8/8",
@@ -87,7 +92,43 @@ async fn query(
     State(tb): State<Arc<Tablebase>>,
     q: Result<Query<FenParam>, QueryRejection>,
 ) -> Response {
-    with_fen(q, |fen| tb.probe_fen(fen).map(|p| p.to_json()))
+    let chips = match &q {
+        Ok(Query(p)) => match chip_request(p) {
+            Ok(c) => c,
+            Err(text) => return error(StatusCode::BAD_REQUEST, text),
+        },
+        Err(_) => None,
+    };
+    with_fen(q, |fen| {
+        let parsed = bidtb::fen::parse(fen)?;
+        let mut json = tb.probe(parsed.board, &parsed.position)?.to_json();
+        if let Some((w, b, marker)) = chips {
+            let advice = tb.chip_advice(parsed.board, &parsed.position, w, b, marker)?;
+            json["chips"] = advice.to_json();
+        }
+        Ok(json)
+    })
+}
+
+/// The holdings a query asks about, if any: `chips=W:B`, `tiebreak=white|black` (white by
+/// default).
+fn chip_request(p: &FenParam) -> Result<Option<(u32, u32, Color)>, String> {
+    let Some(text) = p.chips.as_deref().filter(|c| !c.trim().is_empty()) else {
+        return match p.tiebreak {
+            Some(_) => Err("tiebreak goes with chips=W:B".into()),
+            None => Ok(None),
+        };
+    };
+    let bad = || format!("chips={text}: give White's and Black's chips as W:B, e.g. 100:100");
+    let (w, b) = text.split_once(':').ok_or_else(bad)?;
+    let w: u32 = w.trim().parse().map_err(|_| bad())?;
+    let b: u32 = b.trim().parse().map_err(|_| bad())?;
+    let marker = match p.tiebreak.as_deref() {
+        None | Some("white") => Color::White,
+        Some("black") => Color::Black,
+        Some(other) => return Err(format!("tiebreak={other}: white or black")),
+    };
+    Ok(Some((w, b, marker)))
 }
 
 async fn map(

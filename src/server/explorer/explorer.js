@@ -226,7 +226,26 @@ function showProbe(p) {
   $("certified").textContent = p.certified ? "yes (α = s = β proved)" : "NO: values not proved exact";
   moveList("white-moves", p.white);
   moveList("black-moves", p.black);
+  // Whole chips: who wins with the holdings set, the thresholds and the bid to make.
+  $("chips-row").hidden = !p.chips;
+  if (p.chips) {
+    const c = p.chips;
+    const advice = c.advice
+      .map((a) => `${a.side} bids ${a.bid} and, winning the bid, ${a.then}`)
+      .join("; ");
+    $("chips-result").textContent =
+      `${c.outcome} (White ${c.white.text}, Black ${c.black.text} of ${c.total}; ` +
+      `White wins from ${c.win}, does not lose from ${c.not_lose})` +
+      (advice ? `: ${advice}` : "");
+  }
   $("result").hidden = false;
+}
+
+// The query string's chip part, from the chips field (empty: none).
+function chipQuery() {
+  const chips = $("chips").value.trim();
+  if (!chips) return "";
+  return "&chips=" + encodeURIComponent(chips) + "&tiebreak=" + $("tiebreak").value;
 }
 
 let generation = 0;
@@ -240,7 +259,7 @@ async function show(fen) {
   $("error").hidden = true;
   renderBoard();
   try {
-    const p = await getJson("/api/query?fen=" + encodeURIComponent(fullFen()));
+    const p = await getJson("/api/query?fen=" + encodeURIComponent(fullFen()) + chipQuery());
     if (g !== generation) return;
     state.probe = p;
     showProbe(p);
@@ -278,6 +297,7 @@ async function start() {
     state.ep = $("ep").value.trim() === "-" ? "" : $("ep").value.trim();
     show(fullFen());
   });
+  $("chips-form").addEventListener("submit", (e) => { e.preventDefault(); show(fullFen()); });
   $("heatmap").addEventListener("change", () => refreshHeat(generation));
   let fen = new URLSearchParams(location.search).get("fen");
   if (!fen) {
