@@ -275,7 +275,8 @@ impl Tablebase {
             let t = self.table(board, m)?;
             // Per position: (white differs, black differs, the moves of each side's sets).
             type Sets = (Vec<String>, Vec<String>);
-            let rows: Vec<(Option<Sets>, Option<Sets>, Position)> = (0..t.len())
+            type Row = (Option<Sets>, Option<Sets>, Position);
+            let rows: Vec<Row> = (0..t.len())
                 .into_par_iter()
                 .map(|i| -> Result<_, Error> {
                     let pos =
@@ -355,7 +356,7 @@ impl Tablebase {
                     ))
                 })
                 .collect::<Result<_, Error>>()?;
-            let example = |f: &dyn Fn(&(Option<Sets>, Option<Sets>, Position)) -> Option<Sets>| {
+            let example = |f: &dyn Fn(&Row) -> Option<Sets>| {
                 rows.iter()
                     .find_map(|r| f(r).map(|(a, b)| (crate::fen::write(board, &r.2), a, b)))
             };
