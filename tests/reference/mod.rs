@@ -68,6 +68,7 @@
 //! alpha and beta satisfy their equation exactly, and alpha <= beta.
 #![allow(dead_code)]
 
+pub mod chips;
 mod game;
 
 use game::{Game, Succ};
