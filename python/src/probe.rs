@@ -580,6 +580,42 @@ impl Tablebase {
         Ok(self.full(py, position)?.zugzwang)
     }
 
+    /// Bidding with whole chips (docs/CHIPS.md): with White holding `white` chips and
+    /// Black `black`, the tie-break marker with `tiebreak` ("white" or "black"), read from
+    /// the chip tables of `white + black` chips (`bidtb chips --chips K`). Returns a dict,
+    /// as `bidtb query --json --chips W:B` prints under "chips": the holdings, the
+    /// thresholds `win` and `not_lose` (holdings like "50" or "49*"), the `outcome`
+    /// ("white wins", "black wins" or "draw"), the `advice` (each a side, its bid and what
+    /// to do when the bid is won) and every move with the thresholds after it.
+    #[pyo3(signature = (position, white, black, tiebreak = "white"))]
+    fn probe_chips(
+        &self,
+        py: Python<'_>,
+        position: &Bound<'_, PyAny>,
+        white: u32,
+        black: u32,
+        tiebreak: &str,
+    ) -> PyResult<Py<PyAny>> {
+        let marker = match tiebreak {
+            "white" => bidtb::Color::White,
+            "black" => bidtb::Color::Black,
+            other => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "tiebreak is 'white' or 'black', not '{other}'"
+                )));
+            }
+        };
+        let p = parse_position(py, position)?;
+        let (d, ..) = self.locate(py, &p)?;
+        let advice = self.dirs[d]
+            .chip_advice(p.board, &p.position, white, black, marker)
+            .py(py)?;
+        let json = py.import("json")?;
+        Ok(json
+            .call_method1("loads", (advice.to_json().to_string(),))?
+            .unbind())
+    }
+
     fn __repr__(&self) -> String {
         let dirs: Vec<String> = self
             .dirs

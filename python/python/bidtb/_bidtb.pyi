@@ -134,6 +134,11 @@ class Tablebase:
         """The bid (x_W − x_B)/2 as a share of the total money; negative in a zugzwang."""
     def is_zugzwang(self, position: Position) -> bool:
         """Whether the bid is negative: each player would rather the other moved."""
+    def probe_chips(
+        self, position: Position, white: int, black: int, tiebreak: str = "white"
+    ) -> dict[str, Any]:
+        """Bidding with whole chips: holdings, thresholds, outcome and advice, as
+        ``bidtb query --json --chips W:B`` prints under "chips"."""
 
 @final
 class Event:
