@@ -58,6 +58,41 @@ pub struct BoardCheck {
     pub classes: std::collections::BTreeMap<String, ClassCheck>,
     /// Problems with the files themselves (wrong positions, bad dictionary, flags), if any.
     pub problems: Vec<String>,
+    /// The chip files found beside the tables (`chips-K/`), each re-checked.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chips: Vec<crate::chips::make::Checked>,
+}
+
+/// Re-check the chip files beside `board`'s tables (every `chips-K` directory): each
+/// material with a file there, in dependency order; what cannot be read becomes a problem.
+fn verify_chips(tables: &Tablebase, board: Board, materials: &[Material], check: &mut BoardCheck) {
+    let board_dir = tables.root().join(board.to_string());
+    let Ok(entries) = std::fs::read_dir(&board_dir) else {
+        return;
+    };
+    let mut totals: Vec<u32> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let k: u32 = name.strip_prefix("chips-")?.parse().ok()?;
+            (name == format!("chips-{k}") && (1..=crate::chips::MAX_TOTAL).contains(&k))
+                .then_some(k)
+        })
+        .collect();
+    totals.sort_unstable();
+    for k in totals {
+        let dir = crate::chips::file::dir(&board_dir, k);
+        let with_files: Vec<Material> = materials
+            .iter()
+            .copied()
+            .filter(|&m| crate::chips::file::path(&dir, m).exists())
+            .collect();
+        let total = crate::chips::Total::new(k);
+        match crate::chips::make::check(&board_dir, board, &total, &with_files) {
+            Ok(found) => check.chips.extend(found),
+            Err(e) => check.problems.push(format!("chips-{k}: {e}")),
+        }
+    }
 }
 
 /// Verify every material of `board` in `tables`. Errors are for files that cannot be read
@@ -81,6 +116,7 @@ pub fn verify_board(tables: &Tablebase, board: Board) -> Result<BoardCheck, Erro
         ok: false,
         classes: Default::default(),
         problems: Vec::new(),
+        chips: Vec::new(),
     };
     let firsts: Vec<Option<u32>> = materials
         .iter()
@@ -96,12 +132,14 @@ pub fn verify_board(tables: &Tablebase, board: Board) -> Result<BoardCheck, Erro
             .problems
             .push("the three-piece tables do not share one first Richman iteration".into());
     }
-    for m in materials {
+    for &m in &materials {
         let (class, problems) = verify_material(tables, board, m)?;
         check.problems.extend(problems);
         check.classes.insert(m.to_string(), class);
     }
+    verify_chips(tables, board, &materials, &mut check);
     check.ok = check.problems.is_empty()
+        && check.chips.iter().all(|c| c.failing == 0)
         && check.classes.values().all(|c| {
             c.violations == 0
                 && c.alpha_failures == 0

@@ -213,3 +213,50 @@ fn chip_files_are_checked_and_kept() {
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("generate"), "{stderr}");
 }
+
+/// `bidtb verify` re-checks chip files from their stored thresholds: a forged threshold
+/// (file checksums recomputed, so it opens) fails the fixed-point equation.
+#[test]
+fn verify_rechecks_chip_files() {
+    use bidtb::chips::file::{self, ChipTable};
+    let dir = tempfile::tempdir().unwrap();
+    make(dir.path(), "4x4", &[10, 12]);
+    let out = dir.path().to_str().unwrap();
+    let (code, stdout, stderr) = bidtb(&["verify", "--tables", out]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("chips-12    KRvK"), "{stdout}");
+    assert_eq!(
+        stdout.matches("equations failing 0").count(),
+        12 + 6,
+        "{stdout}"
+    );
+    let path = dir.path().join("4x4/chips-12/KRvK.chips");
+    let t = ChipTable::open(&path).unwrap();
+    let (mut win, not_lose): (Vec<u16>, Vec<u16>) = (0..t.len())
+        .map(|i| {
+            let th = t.get(i);
+            (th.win as u16, th.not_lose as u16)
+        })
+        .unzip();
+    let i = win.iter().position(|&w| w > 0 && w < 26).unwrap();
+    win[i] -= 1;
+    let board: Board = "4x4".parse().unwrap();
+    let m: Material = "KRvK".parse().unwrap();
+    std::fs::write(
+        &path,
+        file::encode(board, m, 12, t.keys_crc(), &win, &not_lose),
+    )
+    .unwrap();
+    drop(t);
+    let (code, stdout, _) = bidtb(&["verify", "--tables", out, "--json"]);
+    assert_eq!(code, 1, "{stdout}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let krvk = json[0]["chips"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["material"] == "KRvK" && c["chips"] == 12)
+        .unwrap()
+        .clone();
+    assert!(krvk["failing"].as_u64().unwrap() >= 1, "{krvk}");
+}

@@ -136,16 +136,16 @@ pub fn make(
     Ok(out)
 }
 
-/// One material: its graph, its exits' thresholds, both sides' fixed points, its file.
-fn make_one(
+/// A material's game graph (its positions in its value table's order, checked) and its
+/// exits' thresholds, read from the chip files of the materials they lead to.
+fn graph_and_exits(
     opened: &mut Opened<'_>,
     board: Board,
     total: &Total,
     m: Material,
-) -> Result<Made, Error> {
-    let started = Instant::now();
+) -> Result<(Graph, Vec<Thresholds>, u32), Error> {
     let index = Index::new(board, &[m]);
-    let (keys_crc, n) = {
+    let keys_crc = {
         let t = opened.table(m)?;
         let same =
             t.len() == index.len() && (0..t.len()).all(|i| t.key(i) == index.classes()[0].key(i));
@@ -155,7 +155,7 @@ fn make_one(
                 reason: format!("its positions are not those of {m} on {board}"),
             });
         }
-        (t.keys_crc(), t.len())
+        t.keys_crc()
     };
     let graph = Graph::new(&index);
     let mut exits = Vec::with_capacity(graph.exits().len());
@@ -181,6 +181,19 @@ fn make_one(
         let th = chips.get(i);
         exits.push(if e.mirrored { th.mirrored(total) } else { th });
     }
+    Ok((graph, exits, keys_crc))
+}
+
+/// One material: its graph, its exits' thresholds, both sides' fixed points, its file.
+fn make_one(
+    opened: &mut Opened<'_>,
+    board: Board,
+    total: &Total,
+    m: Material,
+) -> Result<Made, Error> {
+    let started = Instant::now();
+    let (graph, exits, keys_crc) = graph_and_exits(opened, board, total, m)?;
+    let n = graph.positions();
     let white_exits = exits.iter().map(|t| t.win as u16);
     let black_exits = exits.iter().map(|t| t.wins(total).1 as u16);
     let (white, sw) = solve(
@@ -213,4 +226,114 @@ fn make_one(
         seconds: started.elapsed().as_secs_f64(),
         kept: false,
     })
+}
+
+/// What re-checking a material's chip file found.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Checked {
+    /// The material.
+    pub material: String,
+    /// The chip total.
+    pub chips: u32,
+    /// Its positions.
+    pub positions: usize,
+    /// Positions whose stored thresholds (White's win, or Black's) are not the bidding
+    /// step of their successors' stored thresholds.
+    pub failing: usize,
+}
+
+/// Re-check the chip files of `materials` for `total` from their stored thresholds alone:
+/// at every position, each side's win threshold must be the bidding step of its
+/// successors' (the fixed-point equation; a damaged or forged file with recomputed
+/// checksums fails it). A missing file is an error naming it.
+pub fn check(
+    board_dir: &Path,
+    board: Board,
+    total: &Total,
+    materials: &[Material],
+) -> Result<Vec<Checked>, Error> {
+    use rayon::prelude::*;
+    let mut opened = Opened {
+        board_dir,
+        chip_dir: file::dir(board_dir, total.chips()),
+        tables: HashMap::new(),
+        chips: HashMap::new(),
+    };
+    let mut out = Vec::new();
+    for &m in materials {
+        if opened.chips(m, total)?.is_none() {
+            return Err(Error::MissingChips(format!(
+                "{} is missing or made for other tables",
+                file::path(&opened.chip_dir, m).display()
+            )));
+        }
+        let (graph, exits, _) = graph_and_exits(&mut opened, board, total, m)?;
+        let stored = opened.chips(m, total)?.expect("opened above");
+        let n = graph.positions();
+        let none = total.none();
+        let (win, loss) = (
+            Thresholds {
+                win: 0,
+                not_lose: 0,
+            },
+            Thresholds {
+                win: none,
+                not_lose: none,
+            },
+        );
+        let at = |q: u32| -> Thresholds {
+            let q = q as usize;
+            if q < n {
+                stored.get(q)
+            } else if q == n {
+                win
+            } else if q == n + 1 {
+                loss
+            } else {
+                exits[q - n - 2]
+            }
+        };
+        let failing = (0..n)
+            .into_par_iter()
+            .filter(|&p| {
+                let here = stored.get(p);
+                let sides = [
+                    (
+                        Graph::white as fn(&Graph, usize) -> &[u32],
+                        Graph::black as fn(&Graph, usize) -> &[u32],
+                        here.win,
+                        None,
+                    ),
+                    (Graph::black, Graph::white, none - here.not_lose, Some(())),
+                ];
+                sides.iter().any(|&(own, other, t, black)| {
+                    let f = |th: Thresholds| {
+                        if black.is_some() {
+                            none - th.not_lose
+                        } else {
+                            th.win
+                        }
+                    };
+                    let mine = own(&graph, p)
+                        .iter()
+                        .map(|&q| f(at(q)))
+                        .min()
+                        .unwrap_or(none);
+                    let theirs = other(&graph, p)
+                        .iter()
+                        .map(|&q| f(at(q)))
+                        .max()
+                        .unwrap_or(none);
+                    total.before_bid(mine.min(theirs), mine.max(theirs)) != t
+                })
+            })
+            .count();
+        out.push(Checked {
+            material: m.to_string(),
+            chips: total.chips(),
+            positions: n,
+            failing,
+        });
+    }
+    Ok(out)
 }

@@ -180,7 +180,9 @@ enum Command {
     /// its material, then re-checks every Richman equation exactly (with the values of the
     /// materials its moves lead to read from their tables; α's and β's apart where they
     /// differ) and recomputes the closures T and T′, comparing every stored progress level.
-    /// Exit status 0 only if everything holds.
+    /// Chip files beside the tables (DIR/FxR/chips-K) are re-checked too: every stored
+    /// threshold must be the bidding step of its successors' (docs/CHIPS.md). Exit status 0
+    /// only if everything holds.
     Verify {
         /// Directory holding the tables.
         #[arg(long, default_value = "tables")]

@@ -17,6 +17,12 @@ fn human(check: &BoardCheck) -> String {
     for problem in &check.problems {
         out += &format!("  problem: {problem}\n");
     }
+    for c in &check.chips {
+        out += &format!(
+            "  chips-{:<5} {:<5} {:>9} positions  equations failing {}\n",
+            c.chips, c.material, c.positions, c.failing
+        );
+    }
     for (class, c) in &check.classes {
         out += &format!(
             "  {class:<5} {:>9} positions {:>9} distinct values  equations failing {}  \
