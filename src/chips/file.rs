@@ -185,6 +185,17 @@ impl ChipTable {
         self.positions == 0
     }
 
+    /// Whether the file answers for `table` (same board, material and keys) with `total`
+    /// chips.
+    pub fn fits(&self, table: &crate::table::Table, total: u32) -> bool {
+        let info = table.info();
+        self.board == info.board
+            && self.material == info.material
+            && self.total.chips() == total
+            && self.positions == table.len()
+            && self.keys_crc == table.keys_crc()
+    }
+
     /// The CRC-32 of the value table's keys it was made for.
     pub fn keys_crc(&self) -> u32 {
         self.keys_crc

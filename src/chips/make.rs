@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::file::{self, ChipTable};
-use super::{Side, Thresholds, Total, solve, terminals};
+use super::{Side, Thresholds, Total, solve, step_at, terminals};
 use crate::atomic;
 use crate::error::Error;
 use crate::geometry::Board;
@@ -80,12 +80,7 @@ impl Opened<'_> {
                 return Ok(None);
             }
             let chips = ChipTable::open(&path)?;
-            let t = self.table(m)?;
-            let fits = chips.material() == m
-                && chips.total().chips() == total.chips()
-                && chips.len() == t.len()
-                && chips.keys_crc() == t.keys_crc();
-            if !fits {
+            if !chips.fits(self.table(m)?, total.chips()) {
                 return Ok(None);
             }
             self.chips.insert(m, chips);
@@ -194,8 +189,8 @@ fn make_one(
     let started = Instant::now();
     let (graph, exits, keys_crc) = graph_and_exits(opened, board, total, m)?;
     let n = graph.positions();
-    let white_exits = exits.iter().map(|t| t.win as u16);
-    let black_exits = exits.iter().map(|t| t.wins(total).1 as u16);
+    let white_exits = exits.iter().map(|t| t.win_of(total, Side::White) as u16);
+    let black_exits = exits.iter().map(|t| t.win_of(total, Side::Black) as u16);
     let (white, sw) = solve(
         &graph,
         total,
@@ -270,61 +265,21 @@ pub fn check(
         let (graph, exits, _) = graph_and_exits(&mut opened, board, total, m)?;
         let stored = opened.chips(m, total)?.expect("opened above");
         let n = graph.positions();
-        let none = total.none();
-        let (win, loss) = (
-            Thresholds {
-                win: 0,
-                not_lose: 0,
-            },
-            Thresholds {
-                win: none,
-                not_lose: none,
-            },
-        );
         let at = |q: u32| -> Thresholds {
-            let q = q as usize;
-            if q < n {
-                stored.get(q)
-            } else if q == n {
-                win
-            } else if q == n + 1 {
-                loss
-            } else {
-                exits[q - n - 2]
+            match q as usize {
+                q if q < n => stored.get(q),
+                q if q == graph.win() as usize => Thresholds::WHITE_CAPTURED,
+                q if q == graph.loss() as usize => Thresholds::black_captured(total),
+                q => exits[q - n - 2],
             }
         };
         let failing = (0..n)
             .into_par_iter()
             .filter(|&p| {
                 let here = stored.get(p);
-                let sides = [
-                    (
-                        Graph::white as fn(&Graph, usize) -> &[u32],
-                        Graph::black as fn(&Graph, usize) -> &[u32],
-                        here.win,
-                        None,
-                    ),
-                    (Graph::black, Graph::white, none - here.not_lose, Some(())),
-                ];
-                sides.iter().any(|&(own, other, t, black)| {
-                    let f = |th: Thresholds| {
-                        if black.is_some() {
-                            none - th.not_lose
-                        } else {
-                            th.win
-                        }
-                    };
-                    let mine = own(&graph, p)
-                        .iter()
-                        .map(|&q| f(at(q)))
-                        .min()
-                        .unwrap_or(none);
-                    let theirs = other(&graph, p)
-                        .iter()
-                        .map(|&q| f(at(q)))
-                        .max()
-                        .unwrap_or(none);
-                    total.before_bid(mine.min(theirs), mine.max(theirs)) != t
+                [Side::White, Side::Black].into_iter().any(|side| {
+                    let step = step_at(&graph, total, side, p, |q| at(q).win_of(total, side));
+                    step != here.win_of(total, side)
                 })
             })
             .count();

@@ -158,8 +158,19 @@ pub enum Side {
     Black,
 }
 
-/// A side's options of a position in a graph.
-type Options = fn(&Graph, usize) -> &[u32];
+/// The bidding step at position `p` of `graph` for `side`, its successors' thresholds (for
+/// that side) given by `at`: the least over its own moves and the greatest over the
+/// opponent's, a side without a move keeping none.
+pub fn step_at(graph: &Graph, total: &Total, side: Side, p: usize, at: impl Fn(u32) -> u32) -> u32 {
+    let (own, other) = match side {
+        Side::White => (graph.white(p), graph.black(p)),
+        Side::Black => (graph.black(p), graph.white(p)),
+    };
+    let none = total.none();
+    let mine = own.iter().map(|&q| at(q)).min().unwrap_or(none);
+    let theirs = other.iter().map(|&q| at(q)).max().unwrap_or(none);
+    total.before_bid(mine.min(theirs), mine.max(theirs))
+}
 
 /// The least-fixed-point thresholds of `side` on `graph` for the chip total `total`:
 /// `terminal[j]` is the threshold of terminal node `positions + j` (win, loss, then the
@@ -176,10 +187,6 @@ pub fn solve(graph: &Graph, total: &Total, side: Side, terminal: &[u16]) -> (Vec
     let t: Vec<AtomicU16> = (0..graph.nodes())
         .map(|i| AtomicU16::new(if i < n { none } else { terminal[i - n] }))
         .collect();
-    let (own, other): (Options, Options) = match side {
-        Side::White => (Graph::white, Graph::black),
-        Side::Black => (Graph::black, Graph::white),
-    };
     let mut sweeps = 0;
     loop {
         sweeps += 1;
@@ -187,11 +194,8 @@ pub fn solve(graph: &Graph, total: &Total, side: Side, terminal: &[u16]) -> (Vec
             .into_par_iter()
             .with_min_len(1024)
             .filter(|&p| {
-                let get = |q: &u32| t[*q as usize].load(Ordering::Relaxed);
-                let mine = own(graph, p).iter().map(get).min().unwrap_or(none);
-                let theirs = other(graph, p).iter().map(get).max().unwrap_or(none);
-                let (lo, hi) = (mine.min(theirs), mine.max(theirs));
-                let new = total.before_bid(u32::from(lo), u32::from(hi)) as u16;
+                let get = |q: u32| u32::from(t[q as usize].load(Ordering::Relaxed));
+                let new = step_at(graph, total, side, p, get) as u16;
                 let old = t[p].load(Ordering::Relaxed);
                 if new < old {
                     t[p].store(new, Ordering::Relaxed);
@@ -232,6 +236,28 @@ pub struct Thresholds {
 }
 
 impl Thresholds {
+    /// After White captured the king: White wins with any holding.
+    pub const WHITE_CAPTURED: Thresholds = Thresholds {
+        win: 0,
+        not_lose: 0,
+    };
+
+    /// After Black captured the king: no holding helps White.
+    pub fn black_captured(total: &Total) -> Thresholds {
+        Thresholds {
+            win: total.none(),
+            not_lose: total.none(),
+        }
+    }
+
+    /// The win threshold of `side` (in its own holdings).
+    pub fn win_of(&self, total: &Total, side: Side) -> u32 {
+        match side {
+            Side::White => self.win,
+            Side::Black => total.none() - self.not_lose,
+        }
+    }
+
     /// From White's and Black's win thresholds (each in its own side's holdings).
     pub fn from_wins(total: &Total, white: u32, black: u32) -> Thresholds {
         Thresholds {

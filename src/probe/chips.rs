@@ -5,7 +5,7 @@
 use serde_json::json;
 
 use super::Tablebase;
-use crate::chips::{Thresholds, Total, winning_bid};
+use crate::chips::{Side, Thresholds, Total, winning_bid};
 use crate::error::Error;
 use crate::geometry::Board;
 use crate::material::Color;
@@ -87,17 +87,7 @@ impl Tablebase {
         let thresholds = self.chip_thresholds(board, pos, k)?;
         let none = total.none();
         let after = |m: &Move| -> Result<ChipMove, Error> {
-            let after = match &m.outcome {
-                Outcome::WhiteWins => Thresholds {
-                    win: 0,
-                    not_lose: 0,
-                },
-                Outcome::BlackWins => Thresholds {
-                    win: none,
-                    not_lose: none,
-                },
-                Outcome::Continue(p) => self.chip_thresholds(board, p, k)?,
-            };
+            let after = self.chips_after(board, &m.outcome, &total)?;
             Ok(ChipMove {
                 uci: m.uci(board),
                 after,
@@ -151,8 +141,8 @@ impl Tablebase {
             })
         };
         let black_h = 2 * k + 1 - holding;
-        let white_win = |t: &Thresholds| t.win;
-        let black_win = |t: &Thresholds| none - t.not_lose;
+        let white_win = |t: &Thresholds| t.win_of(&total, Side::White);
+        let black_win = |t: &Thresholds| t.win_of(&total, Side::Black);
         // Not losing: White's not-lose thresholds; Black's, seen from Black, none − win.
         let white_safe = |t: &Thresholds| t.not_lose;
         let black_safe = |t: &Thresholds| none - t.win;
@@ -204,6 +194,22 @@ impl Tablebase {
             black: black_moves,
             advice,
         })
+    }
+}
+
+impl Tablebase {
+    /// The chip thresholds after a move's outcome: a king capture's, or the position's.
+    fn chips_after(
+        &self,
+        board: Board,
+        outcome: &Outcome,
+        total: &Total,
+    ) -> Result<Thresholds, Error> {
+        match outcome {
+            Outcome::WhiteWins => Ok(Thresholds::WHITE_CAPTURED),
+            Outcome::BlackWins => Ok(Thresholds::black_captured(total)),
+            Outcome::Continue(p) => self.chip_thresholds(board, p, total.chips()),
+        }
     }
 }
 
@@ -269,7 +275,7 @@ impl Tablebase {
     /// The [`MoveCensus`] of every table of `board`, for `total` chips.
     pub fn chip_move_census(&self, board: Board, total: u32) -> Result<Vec<MoveCensus>, Error> {
         use rayon::prelude::*;
-        let none = 2 * total + 2;
+        let chip_total = Total::new_lean(total);
         let mut out = Vec::new();
         for m in self.materials(board) {
             let t = self.table(board, m)?;
@@ -287,65 +293,33 @@ impl Tablebase {
                             }
                         })?;
                     let side = |moves: Vec<Move>, white: bool| -> Result<Option<Sets>, Error> {
+                        // Each move's uci, chip key and value after it; the best chip key is
+                        // the least (White's win threshold, Black's seen from Black).
+                        let side = if white { Side::White } else { Side::Black };
                         let mut rows = Vec::new();
                         for mv in &moves {
-                            let (chips, value) = match &mv.outcome {
-                                Outcome::WhiteWins => (
-                                    Thresholds {
-                                        win: 0,
-                                        not_lose: 0,
-                                    },
-                                    crate::value::Value::one(),
-                                ),
-                                Outcome::BlackWins => (
-                                    Thresholds {
-                                        win: none,
-                                        not_lose: none,
-                                    },
-                                    crate::value::Value::zero(),
-                                ),
-                                Outcome::Continue(p) => {
-                                    let e = self.entry(board, p)?;
-                                    let v = if white {
-                                        e.value.clone()
-                                    } else {
-                                        e.upper().clone()
-                                    };
-                                    (self.chip_thresholds(board, p, total)?, v)
-                                }
+                            let chips = self.chips_after(board, &mv.outcome, &chip_total)?;
+                            let e = self.outcome(board, &mv.outcome)?;
+                            let value = if white {
+                                e.value.clone()
+                            } else {
+                                e.upper().clone()
                             };
-                            rows.push((mv.uci(board), chips, value));
+                            rows.push((mv.uci(board), chips.win_of(&chip_total, side), value));
                         }
-                        if rows.is_empty() {
+                        let Some(chip) = rows.iter().map(|r| r.1).min() else {
                             return Ok(None);
-                        }
-                        let (chip_best, money_best): (Vec<String>, Vec<String>) = if white {
-                            let c = rows.iter().map(|r| r.1.win).min().expect("moves");
-                            let v = rows.iter().map(|r| &r.2).max().expect("moves");
-                            (
-                                rows.iter()
-                                    .filter(|r| r.1.win == c)
-                                    .map(|r| r.0.clone())
-                                    .collect(),
-                                rows.iter()
-                                    .filter(|r| &r.2 == v)
-                                    .map(|r| r.0.clone())
-                                    .collect(),
-                            )
-                        } else {
-                            let c = rows.iter().map(|r| r.1.not_lose).max().expect("moves");
-                            let v = rows.iter().map(|r| &r.2).min().expect("moves");
-                            (
-                                rows.iter()
-                                    .filter(|r| r.1.not_lose == c)
-                                    .map(|r| r.0.clone())
-                                    .collect(),
-                                rows.iter()
-                                    .filter(|r| &r.2 == v)
-                                    .map(|r| r.0.clone())
-                                    .collect(),
-                            )
                         };
+                        let values = rows.iter().map(|r| &r.2);
+                        let money = if white { values.max() } else { values.min() }.expect("moves");
+                        let ucis = |keep: &dyn Fn(&(String, u32, crate::value::Value)) -> bool| {
+                            rows.iter()
+                                .filter(|r| keep(r))
+                                .map(|r| r.0.clone())
+                                .collect()
+                        };
+                        let chip_best: Vec<String> = ucis(&|r| r.1 == chip);
+                        let money_best: Vec<String> = ucis(&|r| &r.2 == money);
                         let disjoint = !chip_best.iter().any(|m| money_best.contains(m));
                         Ok(disjoint.then_some((chip_best, money_best)))
                     };

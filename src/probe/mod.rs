@@ -455,12 +455,7 @@ impl Tablebase {
             )));
         }
         let chips = ChipTable::open(&path)?;
-        if chips.board() != board
-            || chips.material() != material
-            || chips.total().chips() != total
-            || chips.len() != table.len()
-            || chips.keys_crc() != table.keys_crc()
-        {
+        if !chips.fits(table, total) {
             return Err(Error::MissingChips(format!(
                 "{} was made for other tables than {}: {make}",
                 path.display(),
