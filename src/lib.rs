@@ -27,6 +27,7 @@ pub mod fen;
 pub mod generate;
 pub mod geometry;
 pub mod material;
+pub mod play;
 pub mod position;
 pub mod probe;
 pub mod table;

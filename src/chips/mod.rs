@@ -133,11 +133,16 @@ pub fn step(k: u32, lo: u32, hi: u32) -> u32 {
 /// The least bid with which the side holding `h` wins the step (None if it does not):
 /// the bid that keeps most of its chips among those that work.
 pub fn winning_bid(k: u32, h: u32, lo: u32, hi: u32) -> Option<u32> {
-    if !wins_with(k, h, lo, hi) {
-        return None;
-    }
+    winning_bids(k, h, lo, hi).next()
+}
+
+/// Every bid with which the side holding `h` wins the step, least first: a bid B such that
+/// winning with it leaves h − B ≥ `lo` and every bid that beats it leaves at least `hi`.
+pub fn winning_bids(k: u32, h: u32, lo: u32, hi: u32) -> impl Iterator<Item = u32> {
     let n = 2 * k + 1;
-    let works = |b: u32| {
+    let ok = wins_with(k, h, lo, hi);
+    let works = move |b: &u32| {
+        let b = *b;
         if h.is_multiple_of(2) {
             b.is_multiple_of(2) && h - b >= lo && (b + 1 > n - h || h + b + 1 >= hi)
         } else {
@@ -145,7 +150,7 @@ pub fn winning_bid(k: u32, h: u32, lo: u32, hi: u32) -> Option<u32> {
             (b == 0 || h - b >= lo) && (answer > n - h || h + answer >= hi)
         }
     };
-    (0..=h).find(|&b| works(b))
+    (0..=if ok { h } else { 0 }).filter(move |b| ok && works(b))
 }
 
 /// Which side a solve is for: White's win thresholds, or Black's (the same game with the

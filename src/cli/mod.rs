@@ -149,9 +149,14 @@ enum Command {
     ///
     /// GET /api/query?fen=… answers as `bidtb query --json`; GET /api/map?fen=… as
     /// `bidtb map --json`; GET / is the explorer: a board to set up by clicking, the exact
-    /// value, both sides' moves (click one to play it) and a heatmap. Errors are JSON
-    /// {"error": "…"} with status 400 (bad input, a malformed request line), 404 (missing
-    /// table, unknown path) or 405 (a method other than GET and HEAD). Stop with Ctrl-C or
+    /// value, both sides' moves (click one to play it), a heatmap, and Play: a game against
+    /// the engine. Games over HTTP (docs/PLAY.md): POST /api/games {"fen", "mode", "colour",
+    /// "bankroll" | "chips", "tiebreak"} starts one; GET /api/games/ID reads it (?advice=1
+    /// adds advice); POST /api/games/ID/bid {"bid": "1/8"} and POST /api/games/ID/move
+    /// {"move": "h8d8"} or {"hand_over": true} play it. Errors are JSON {"error": "…"} with
+    /// status 400 (bad input, a malformed request line), 404 (missing table, unknown path or
+    /// game), 405 (another method), 409 (a game's input out of turn or after its end) or 503
+    /// (--max-games reached). Stop with Ctrl-C or
     /// SIGTERM: no new connections, those under way get 5 seconds.
     ///
     /// Guarded against slow and idle clients: one request per connection, its line and
@@ -173,6 +178,12 @@ enum Command {
         /// Seconds a client gets to send a request's line and headers.
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
         header_timeout: u64,
+        /// The most games against the engine kept at once.
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        max_games: u64,
+        /// Seconds an untouched game is kept.
+        #[arg(long, default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..=604_800))]
+        game_age: u64,
     },
     /// Re-check table files from their stored values alone.
     ///
@@ -328,7 +339,17 @@ pub fn main() -> ExitCode {
             tables,
             addr,
             header_timeout,
-        } => serve::run(&tables, addr, header_timeout),
+            max_games,
+            game_age,
+        } => serve::run(
+            &tables,
+            addr,
+            header_timeout,
+            crate::server::GameLimits {
+                max: max_games as usize,
+                max_age: std::time::Duration::from_secs(game_age),
+            },
+        ),
         Command::Verify {
             tables,
             board,

@@ -8,7 +8,12 @@ use crate::server;
 use bidtb::error::Error;
 use bidtb::probe::Tablebase;
 
-pub(super) fn run(dir: &Path, addr: SocketAddr, header_timeout: u64) -> Result<(), (u8, Error)> {
+pub(super) fn run(
+    dir: &Path,
+    addr: SocketAddr,
+    header_timeout: u64,
+    limits: server::GameLimits,
+) -> Result<(), (u8, Error)> {
     let tables = Tablebase::open(dir).map_err(|e| (1, e))?;
     let boards: Vec<String> = tables.boards().map(|b| b.to_string()).collect();
     if boards.is_empty() {
@@ -19,7 +24,7 @@ pub(super) fn run(dir: &Path, addr: SocketAddr, header_timeout: u64) -> Result<(
         );
     }
     let timeout = std::time::Duration::from_secs(header_timeout);
-    server::serve(tables, addr, timeout, |bound| {
+    server::serve(tables, addr, timeout, limits, |bound| {
         // The first line on stdout is the address, for scripts and tests to read.
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "listening on http://{bound}/");

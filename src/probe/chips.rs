@@ -33,6 +33,26 @@ pub enum ChipOutcome {
     Draw,
 }
 
+impl ChipOutcome {
+    /// The side that wins, if one does.
+    pub fn winner(self) -> Option<Color> {
+        match self {
+            ChipOutcome::WhiteWins => Some(Color::White),
+            ChipOutcome::BlackWins => Some(Color::Black),
+            ChipOutcome::Draw => None,
+        }
+    }
+
+    /// `White wins by force`, `Black wins by force` or `neither side can force a capture`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ChipOutcome::WhiteWins => "White wins by force",
+            ChipOutcome::BlackWins => "Black wins by force",
+            ChipOutcome::Draw => "neither side can force a capture",
+        }
+    }
+}
+
 /// What a side should do at a bid: bid this much, and if the bid is won, make this move or
 /// hand the move over.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -199,7 +219,7 @@ impl Tablebase {
 
 impl Tablebase {
     /// The chip thresholds after a move's outcome: a king capture's, or the position's.
-    fn chips_after(
+    pub fn chips_after(
         &self,
         board: Board,
         outcome: &Outcome,
@@ -299,7 +319,7 @@ impl Tablebase {
                         let mut rows = Vec::new();
                         for mv in &moves {
                             let chips = self.chips_after(board, &mv.outcome, &chip_total)?;
-                            let e = self.outcome(board, &mv.outcome)?;
+                            let e = self.entry_after(board, &mv.outcome)?;
                             let value = if white {
                                 e.value.clone()
                             } else {

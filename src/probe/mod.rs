@@ -493,7 +493,9 @@ impl Tablebase {
         self.entry(board, pos).map(|e| e.value)
     }
 
-    fn outcome(&self, board: Board, outcome: &Outcome) -> Result<Entry, Error> {
+    /// The entry of what a move leads to: a king capture's (value 1 or 0, level 0), or the
+    /// position's.
+    pub fn entry_after(&self, board: Board, outcome: &Outcome) -> Result<Entry, Error> {
         match outcome {
             Outcome::WhiteWins => Ok(Entry::terminal(Value::one())),
             Outcome::BlackWins => Ok(Entry::terminal(Value::zero())),
@@ -528,7 +530,7 @@ impl Tablebase {
                         }
                         _ => None,
                     };
-                    let e = self.outcome(board, &m.outcome)?;
+                    let e = self.entry_after(board, &m.outcome)?;
                     let level = if white { e.level_white } else { e.level_black };
                     Ok(MoveInfo {
                         uci: m.uci(board),

@@ -4,6 +4,7 @@
 //!   `&tiebreak=white|black`, that of `bidtb query --json --chips W:B --tiebreak …`);
 //! - `GET /api/map?fen=…`: the JSON of `bidtb map --json`;
 //! - `GET /api/boards`: the boards with tables;
+//! - `/api/games…`: games against the engine ([`games`]);
 //! - `GET /`: the explorer page (its script and style sheet are served by the binary too).
 //!
 //! Errors are `{"error": "…"}` with status 400 for bad input (FEN, position, parameters),
@@ -19,6 +20,7 @@
 //! serve regenerated tables.
 
 mod connections;
+pub mod games;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -28,7 +30,7 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -36,6 +38,32 @@ use bidtb::error::Error;
 use bidtb::material::Color;
 use bidtb::probe::Tablebase;
 use bidtb::probe::map::ValueMap;
+
+/// What every request shares: the tables, and the games under way.
+pub struct AppState {
+    /// The tables (memory maps).
+    pub tb: Tablebase,
+    /// The games against the engine.
+    pub games: games::Games,
+}
+
+/// How many games a server keeps, and for how long untouched.
+#[derive(Clone, Copy, Debug)]
+pub struct GameLimits {
+    /// The most games at once.
+    pub max: usize,
+    /// How long an untouched game is kept.
+    pub max_age: std::time::Duration,
+}
+
+impl Default for GameLimits {
+    fn default() -> Self {
+        GameLimits {
+            max: 1000,
+            max_age: std::time::Duration::from_secs(3600),
+        }
+    }
+}
 
 const PAGE: &str = include_str!("explorer/index.html");
 const SCRIPT: &str = include_str!("explorer/explorer.js");
@@ -89,7 +117,7 @@ fn with_fen(
 }
 
 async fn query(
-    State(tb): State<Arc<Tablebase>>,
+    State(app): State<Arc<AppState>>,
     q: Result<Query<FenParam>, QueryRejection>,
 ) -> Response {
     let chips = match &q {
@@ -100,6 +128,7 @@ async fn query(
         Err(_) => None,
     };
     with_fen(q, |fen| {
+        let tb = &app.tb;
         let parsed = bidtb::fen::parse(fen)?;
         let mut json = tb.probe(parsed.board, &parsed.position)?.to_json();
         if let Some((w, b, marker)) = chips {
@@ -132,14 +161,14 @@ fn chip_request(p: &FenParam) -> Result<Option<(u32, u32, Color)>, String> {
 }
 
 async fn map(
-    State(tb): State<Arc<Tablebase>>,
+    State(app): State<Arc<AppState>>,
     q: Result<Query<FenParam>, QueryRejection>,
 ) -> Response {
-    with_fen(q, |fen| ValueMap::of_fen(&tb, fen).map(|m| m.to_json()))
+    with_fen(q, |fen| ValueMap::of_fen(&app.tb, fen).map(|m| m.to_json()))
 }
 
-async fn boards(State(tb): State<Arc<Tablebase>>) -> Response {
-    let list: Vec<String> = tb.boards().map(|b| b.to_string()).collect();
+async fn boards(State(app): State<Arc<AppState>>) -> Response {
+    let list: Vec<String> = app.tb.boards().map(|b| b.to_string()).collect();
     axum::Json(json!({ "boards": list })).into_response()
 }
 
@@ -154,8 +183,8 @@ fn asset(kind: &'static str, body: &'static str) -> Response {
         .into_response()
 }
 
-/// The routes, over one shared tablebase.
-pub fn router(tb: Arc<Tablebase>) -> Router {
+/// The routes, over one shared tablebase and store of games.
+pub fn router(app: Arc<AppState>) -> Router {
     Router::new()
         .route(
             "/",
@@ -172,14 +201,18 @@ pub fn router(tb: Arc<Tablebase>) -> Router {
         .route("/api/query", get(query))
         .route("/api/map", get(map))
         .route("/api/boards", get(boards))
+        .route("/api/games", post(games::create))
+        .route("/api/games/{id}", get(games::read))
+        .route("/api/games/{id}/bid", post(games::bid))
+        .route("/api/games/{id}/move", post(games::play))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page") })
         .method_not_allowed_fallback(|| async {
             error(
                 StatusCode::METHOD_NOT_ALLOWED,
-                "only GET (and HEAD) are served",
+                "method not allowed: GET (and HEAD) everywhere, POST for /api/games",
             )
         })
-        .with_state(tb)
+        .with_state(app)
 }
 
 /// Serve until Ctrl-C or SIGTERM; `ready` gets the bound address once listening. Clients
@@ -188,6 +221,7 @@ pub fn serve(
     tb: Tablebase,
     addr: SocketAddr,
     header_timeout: std::time::Duration,
+    limits: GameLimits,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), Error> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -202,7 +236,11 @@ pub fn serve(
             .local_addr()
             .map_err(|e| Error::io(addr.to_string(), e))?;
         ready(bound);
-        connections::serve(listener, router(Arc::new(tb)), header_timeout, shutdown()).await;
+        let app = Arc::new(AppState {
+            tb,
+            games: games::Games::new(limits.max, limits.max_age),
+        });
+        connections::serve(listener, router(app), header_timeout, shutdown()).await;
         Ok(())
     })
 }
