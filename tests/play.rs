@@ -8,6 +8,7 @@ mod common;
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -25,8 +26,21 @@ use bidtb::position::Position;
 use bidtb::probe::Tablebase;
 use bidtb::rules;
 use common::bidtb;
+use std::str::FromStr;
 
 const CHIPS: u32 = 12;
+
+/// Every material up to four men on `board` (4x4 or 5x5), with chip files for [`CHIPS`],
+/// made once per test binary.
+fn shared(board: &str) -> &'static Tablebase {
+    static SMALL: OnceLock<Tablebase> = OnceLock::new();
+    static LARGER: OnceLock<Tablebase> = OnceLock::new();
+    let cell = if board == "4x4" { &SMALL } else { &LARGER };
+    cell.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap().keep();
+        tables(&dir, board)
+    })
+}
 
 /// Every material up to four men on `board`, with chip files for [`CHIPS`].
 fn tables(root: &Path, board: &str) -> Tablebase {
@@ -89,7 +103,15 @@ fn random_position(tb: &Tablebase, board: Board, rng: &mut StdRng) -> Position {
                 s
             })
             .collect();
+        // Positions where no king can be taken at once: games of some length.
+        let quiet = |p: &Position| {
+            rules::white_moves(board, p)
+                .iter()
+                .chain(&rules::black_moves(board, p))
+                .all(|m| matches!(m.outcome, rules::Outcome::Continue(_)))
+        };
         if let Ok(p) = fen::parse(&rows.join("/"))
+            && quiet(&p.position)
             && tb.entry(p.board, &p.position).is_ok()
         {
             return p.position;
@@ -392,20 +414,24 @@ fn winning_value(tb: &Tablebase, board: Board, pos: &Position, side: Color) -> B
 
 #[test]
 fn with_money_the_engine_wins_every_game_the_tables_give_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let tb = tables(dir.path(), "4x4");
-    let board = Board::new(4, 4).unwrap();
-    let mut rng = StdRng::seed_from_u64(2026);
+    for (name, seed) in [("4x4", 2026), ("5x5", 2027)] {
+        money_games(shared(name), Board::from_str(name).unwrap(), seed);
+    }
+}
+
+/// [`GAMES`] games with money from random positions and shares where the engine wins.
+fn money_games(tb: &Tablebase, board: Board, seed: u64) {
+    let mut rng = StdRng::seed_from_u64(seed);
     let mut played: HashMap<(Player, bool), usize> = HashMap::new();
     let mut turns = Vec::new();
     while played.values().sum::<usize>() < 2 * GAMES {
-        let pos = random_position(&tb, board, &mut rng);
+        let pos = random_position(tb, board, &mut rng);
         let me = if rng.random_bool(0.5) {
             Color::White
         } else {
             Color::Black
         };
-        let g_value = winning_value(&tb, board, &pos, me);
+        let g_value = winning_value(tb, board, &pos, me);
         if g_value.is_zero() {
             continue;
         }
@@ -427,11 +453,11 @@ fn with_money_the_engine_wins_every_game_the_tables_give_it() {
         players[me.other().index()] = opponent;
         let game = Game::new(board, pos, Purse::Money { white }, rng.random()).unwrap();
         let fen = fen::write(board, &pos);
-        let (winner, n) = play(&tb, game, players, &mut rng, CAP);
+        let (winner, n) = play(tb, game, players, &mut rng, CAP);
         assert_eq!(
             winner,
             Some(me),
-            "{fen}: the engine ({me:?}) against {opponent:?}"
+            "{board} {fen}: the engine ({me:?}) against {opponent:?}"
         );
         *played.entry((opponent, me == Color::White)).or_default() += 1;
         turns.push(n);
@@ -446,15 +472,19 @@ fn with_money_the_engine_wins_every_game_the_tables_give_it() {
 
 #[test]
 fn with_chips_the_engine_wins_from_its_threshold() {
-    let dir = tempfile::tempdir().unwrap();
-    let tb = tables(dir.path(), "4x4");
-    let board = Board::new(4, 4).unwrap();
+    for (name, seed) in [("4x4", 24), ("5x5", 25)] {
+        chip_games(shared(name), Board::from_str(name).unwrap(), seed);
+    }
+}
+
+/// [`GAMES`] games with chips from random positions and holdings where the engine wins.
+fn chip_games(tb: &Tablebase, board: Board, seed: u64) {
     let total = Total::new_lean(CHIPS);
-    let mut rng = StdRng::seed_from_u64(24);
+    let mut rng = StdRng::seed_from_u64(seed);
     let mut played: HashMap<Player, usize> = HashMap::new();
     let mut turns = Vec::new();
     while played.values().sum::<usize>() < 2 * GAMES {
-        let pos = random_position(&tb, board, &mut rng);
+        let pos = random_position(tb, board, &mut rng);
         let me = if rng.random_bool(0.5) {
             Color::White
         } else {
@@ -487,11 +517,11 @@ fn with_chips_the_engine_wins_from_its_threshold() {
         };
         let game = Game::new(board, pos, purse, rng.random()).unwrap();
         let fen = fen::write(board, &pos);
-        let (winner, n) = play(&tb, game, players, &mut rng, CAP);
+        let (winner, n) = play(tb, game, players, &mut rng, CAP);
         assert_eq!(
             winner,
             Some(me),
-            "{fen}: the engine ({me:?}, holding {}) against {opponent:?}",
+            "{board} {fen}: the engine ({me:?}, holding {}) against {opponent:?}",
             total.show(mine)
         );
         *played.entry(opponent).or_default() += 1;
@@ -513,8 +543,7 @@ fn hoeffding(n: usize, p: f64) -> f64 {
 
 #[test]
 fn in_random_turn_the_engine_wins_as_often_as_the_value_says() {
-    let dir = tempfile::tempdir().unwrap();
-    let tb = tables(dir.path(), "4x4");
+    let tb = shared("4x4");
     let board = Board::new(4, 4).unwrap();
     let n = 4000;
     let bound = hoeffding(n, 1e-6);
@@ -532,7 +561,7 @@ fn in_random_turn_the_engine_wins_as_often_as_the_value_says() {
             let mut wins = 0;
             for _ in 0..n {
                 let game = Game::new(board, p.position, Purse::Random, rng.random()).unwrap();
-                let (winner, _) = play(&tb, game, players, &mut rng, CAP);
+                let (winner, _) = play(tb, game, players, &mut rng, CAP);
                 assert!(winner.is_some(), "{fen_text}: a game of {players:?} ended");
                 wins += usize::from(winner == Some(Color::White));
             }

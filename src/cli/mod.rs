@@ -10,6 +10,7 @@ mod chips;
 mod dump;
 mod generate;
 mod map;
+mod play;
 mod plot;
 mod query;
 mod serve;
@@ -214,6 +215,18 @@ enum Command {
     /// files that exist and fit their tables are kept. `bidtb query --chips 100:100` reads
     /// them.
     Chips(chips::Args),
+    /// Play a game against the engine in the terminal (docs/PLAY.md).
+    ///
+    /// Random turn (a fair coin picks each mover), bidding with continuous money (each side
+    /// bids a share of the total; the higher bid pays the other and decides who moves;
+    /// equal bids go to the coin) or with whole chips and the tie-break marker
+    /// (docs/CHIPS.md). The engine plays perfectly from the tables: holding more than the
+    /// position needs, it wins by force. At each prompt type a bid (`1/8`, `0.125`; chips
+    /// `12` or `12*`), a move (`h8d8`, `d7d8q`), `hand` to let the engine move after you
+    /// won a bid, `advice` for the engine's advice, or `quit`. Lines are read from standard
+    /// input, so games can be scripted. Exit status 0 at the end of the game or on `quit`,
+    /// 1 if the input ends first.
+    Play(play::Args),
     /// Print every stored position of a material's table: FEN, alpha, beta, T level, T'
     /// level ('-' outside the closure), one line each, in the table's key order.
     ///
@@ -315,6 +328,7 @@ pub fn main() -> ExitCode {
         Command::Generate(args) => generate::run(args),
         Command::Atlas(args) => atlas::run(args),
         Command::Chips(args) => chips::run(args),
+        Command::Play(args) => play::run(args),
         Command::Query {
             tables,
             json,
