@@ -580,3 +580,68 @@ fn in_random_turn_the_engine_wins_as_often_as_the_value_says() {
         }
     }
 }
+
+/// The engine's sealed bid is made afresh for every round, from the position and holdings
+/// of that round (the bid a person sees revealed is the engine's plan for that round), in
+/// games a person wins by following the advice.
+#[test]
+fn the_engine_bids_afresh_every_round() {
+    use bidtb::play::{Match, Mode, Setup};
+    let tb = shared("4x4");
+    let board = Board::new(4, 4).unwrap();
+    for seed in 0..20u64 {
+        let setup = Setup {
+            fen: "3k/4/1K2/2R1".into(),
+            mode: Mode::Money,
+            human: Color::White,
+            share: Some(BigRational::new(3.into(), 4.into())),
+            chips: None,
+            tiebreak: Color::White,
+            seed: Some(seed),
+        };
+        let mut m = Match::new(tb, &setup).unwrap();
+        for _ in 0..200 {
+            match m.game().phase() {
+                Phase::Over(w) => {
+                    assert_eq!(w, Color::White, "advice wins a won game");
+                    break;
+                }
+                Phase::Bid => {
+                    let pos = *m.game().position();
+                    let share = m.game().purse().share(Color::Black).unwrap();
+                    let expected = engine::money_plan(
+                        tb,
+                        board,
+                        &pos,
+                        Color::Black,
+                        &share,
+                        &mut MoneyMemory::default(),
+                        m.game().visits(),
+                    )
+                    .unwrap();
+                    let advice = m.advice(tb).unwrap();
+                    let bid = advice["bid"].as_str().unwrap().to_string();
+                    m.bid(tb, &bid).unwrap();
+                    let revealed = match m.game().bids() {
+                        Some((_, b)) => b.clone(),
+                        None => m.game().history().last().unwrap().bids.clone().unwrap().1,
+                    };
+                    assert_eq!(revealed, Bid::Money(expected.bid), "seed {seed}");
+                }
+                Phase::Control(_) | Phase::Move(_) => {
+                    let advice = m.advice(tb).unwrap();
+                    let text = advice["text"].as_str().unwrap();
+                    if text == "let the opponent move" {
+                        m.hand_over(tb).unwrap();
+                    } else {
+                        m.play(tb, text.trim_start_matches("move ")).unwrap();
+                    }
+                }
+            }
+        }
+        assert!(
+            matches!(m.game().phase(), Phase::Over(_)),
+            "seed {seed}: finished"
+        );
+    }
+}

@@ -70,6 +70,8 @@ impl std::fmt::Display for PlayError {
 /// The engine's plan for the bidding round under way.
 #[derive(Clone, Debug)]
 struct Sealed {
+    /// The turn it is for (the number of turns played before it).
+    turn: usize,
     bid: Bid,
     control: Choice,
     /// The move it makes if it moves this turn (money).
@@ -188,7 +190,8 @@ impl Match {
             match self.game.phase() {
                 Phase::Over(_) => return Ok(()),
                 Phase::Bid => {
-                    if self.sealed.is_none() {
+                    let turn = self.game.history().len();
+                    if self.sealed.as_ref().is_none_or(|s| s.turn != turn) {
                         self.sealed = Some(self.seal(tb)?);
                     }
                     return Ok(());
@@ -213,6 +216,7 @@ impl Match {
                     }
                 }
                 Phase::Move(_) => {
+                    let turn = self.game.history().len();
                     let uci = match mode {
                         Mode::Random => {
                             match engine::random_turn_move(tb, board, &pos, me, self.game.visits())?
@@ -222,7 +226,11 @@ impl Match {
                             }
                         }
                         _ => {
-                            let own = self.sealed.take().and_then(|s| s.own);
+                            let own = self
+                                .sealed
+                                .take()
+                                .filter(|s| s.turn == turn)
+                                .and_then(|s| s.own);
                             self.chip_or_own_move(tb, own)?
                         }
                     };
@@ -275,6 +283,7 @@ impl Match {
                     self.game.visits(),
                 )?;
                 Ok(Sealed {
+                    turn: self.game.history().len(),
                     bid: Bid::Money(plan.bid),
                     control: plan.control,
                     own: Some(plan.own),
@@ -291,6 +300,7 @@ impl Match {
                     self.game.visits(),
                 )?;
                 Ok(Sealed {
+                    turn: self.game.history().len(),
                     bid: Bid::Chips(plan.bid),
                     control: plan.control,
                     own: None,
