@@ -20,6 +20,7 @@ use bidtb::chips::Total;
 use bidtb::fen;
 use bidtb::geometry::Board;
 use bidtb::material::Color;
+use bidtb::play::chips::{self as chip_engine, ChipMemory, Seat};
 use bidtb::play::engine::{self, Choice, MoneyMemory, ratio};
 use bidtb::play::{Bid, Game, Phase, Purse};
 use bidtb::position::Position;
@@ -29,6 +30,11 @@ use common::bidtb;
 use std::str::FromStr;
 
 const CHIPS: u32 = 12;
+
+thread_local! {
+    /// The chip ranks, shared by the games of a test.
+    static RANKS: ChipMemory = ChipMemory::default();
+}
 
 /// Every material up to four men on `board` (4x4 or 5x5), with chip files for [`CHIPS`],
 /// made once per test binary.
@@ -133,6 +139,9 @@ enum Player {
 struct Side {
     player: Player,
     memory: MoneyMemory,
+    chips: ChipMemory,
+    /// The engine's last winning chip rank, with the material it was in.
+    rank: Option<(String, u32)>,
     plan: Option<(Bid, Choice, Choice)>,
 }
 
@@ -226,6 +235,8 @@ fn play(
     let mut sides = players.map(|player| Side {
         player,
         memory: MoneyMemory::default(),
+        chips: RANKS.with(|r| r.clone()),
+        rank: None,
         plan: None,
     });
     for _ in 0..cap {
@@ -252,16 +263,26 @@ fn play(
                             (Bid::Money(plan.bid), plan.control, plan.own)
                         }
                         (Player::Engine, p @ Purse::Chips { total, .. }) => {
-                            let plan = engine::chip_plan(
+                            let seat = Seat {
                                 tb,
                                 board,
-                                &pos,
-                                c,
-                                *total,
-                                p.holding(c).unwrap(),
-                                g.visits(),
-                            )
-                            .unwrap();
+                                pos: &pos,
+                                side: c,
+                                total: *total,
+                            };
+                            let plan =
+                                chip_engine::chip_plan(seat, p.holding(c).unwrap(), &mut s.chips)
+                                    .unwrap();
+                            // Winning, the rank falls at every turn within a material.
+                            let material = pos.material().to_string();
+                            if let Some(r) = plan.rank {
+                                if let Some((m, last)) = &s.rank
+                                    && *m == material
+                                {
+                                    assert!(r < *last, "rank {r} after {last} in {material}");
+                                }
+                                s.rank = Some((material, r));
+                            }
                             (
                                 Bid::Chips(plan.bid),
                                 plan.control,
@@ -381,7 +402,14 @@ fn next_move(
         (Player::Random, _) => random_move(g, c, rng),
         (Player::Engine, p @ Purse::Chips { total, .. }) => {
             let h = p.holding(c).unwrap();
-            engine::chip_move(tb, board, &pos, c, *total, h, g.visits()).unwrap()
+            let seat = Seat {
+                tb,
+                board,
+                pos: &pos,
+                side: c,
+                total: *total,
+            };
+            chip_engine::chip_move(seat, h, &mut s.chips, g.visits()).unwrap()
         }
         (Player::Greedy, Purse::Chips { .. }) => greedy_chip_move(tb, g, c, rng),
         (Player::Engine, Purse::Random) => {
@@ -643,5 +671,50 @@ fn the_engine_bids_afresh_every_round() {
             matches!(m.game().phase(), Phase::Over(_)),
             "seed {seed}: finished"
         );
+    }
+}
+
+/// The ranks' Jacobi sweeps end at the chip files' thresholds (the same least fixed point),
+/// for both sides of every material, and the staircase is consistent: a holding's rank is
+/// the first sweep whose threshold it meets.
+#[test]
+fn chip_ranks_end_at_the_chip_files() {
+    use bidtb::chips::ranks::ranks;
+    use bidtb::chips::{Side, terminals};
+    use bidtb::graph::Graph;
+    use bidtb::index::Index;
+    let tb = shared("4x4");
+    let board = Board::new(4, 4).unwrap();
+    let total = Total::new(CHIPS);
+    for m in tb.materials(board) {
+        let index = Index::new(board, &[m]);
+        let graph = Graph::new(&index);
+        let chips = tb.chip_table(board, m, CHIPS).unwrap();
+        for side in [Side::White, Side::Black] {
+            let exits = graph.exits().iter().map(|e| {
+                let i = tb.table(board, e.material).unwrap().find(e.key).unwrap();
+                let th = tb.chip_table(board, e.material, CHIPS).unwrap().get(i);
+                let th = if e.mirrored { th.mirrored(&total) } else { th };
+                th.win_of(&total, side) as u16
+            });
+            let r = ranks(&graph, &total, side, &terminals(&total, side, exits));
+            assert_eq!(r.len(), chips.len());
+            for p in 0..r.len() {
+                assert_eq!(
+                    r.threshold(p),
+                    chips.get(p).win_of(&total, side),
+                    "{m} {side:?} {p}"
+                );
+                for h in 0..=2 * CHIPS + 1 {
+                    match r.rank(p, h) {
+                        Some(s) => {
+                            assert!(r.threshold_after(p, s) <= h);
+                            assert!(s == 1 || r.threshold_after(p, s - 1) > h);
+                        }
+                        None => assert!(h < r.threshold(p)),
+                    }
+                }
+            }
+        }
     }
 }

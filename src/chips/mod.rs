@@ -18,6 +18,7 @@
 
 pub mod file;
 pub mod make;
+pub mod ranks;
 
 use std::sync::atomic::{AtomicU16, Ordering};
 
@@ -155,7 +156,7 @@ pub fn winning_bids(k: u32, h: u32, lo: u32, hi: u32) -> impl Iterator<Item = u3
 
 /// Which side a solve is for: White's win thresholds, or Black's (the same game with the
 /// colours swapped: Black's moves are the maximiser's).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Side {
     /// White forces a capture.
     White,

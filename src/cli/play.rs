@@ -113,7 +113,7 @@ fn draw(m: &Match) -> String {
     out
 }
 
-fn report(m: &Match, tb: &Tablebase, out: &mut impl Write) -> Result<(), Error> {
+fn report(m: &mut Match, tb: &Tablebase, out: &mut impl Write) -> Result<(), Error> {
     let state = m.to_json(tb, false)?;
     let g = m.game();
     let mut text = String::new();
@@ -229,7 +229,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     loop {
-        report(&m, &tb, &mut out).map_err(fail)?;
+        report(&mut m, &tb, &mut out).map_err(fail)?;
         if let Phase::Over(w) = m.game().phase() {
             let verdict = if w == m.human() {
                 "you win"

@@ -10,6 +10,7 @@
 //! chips the winner of a bid decides who moves: itself, or the opponent. A side without a
 //! move keeps the position (its move is written `-`). Capturing the king ends the game.
 
+pub mod chips;
 pub mod engine;
 pub mod game;
 pub mod session;

@@ -9,6 +9,7 @@ use num_rational::BigRational;
 use num_traits::{One, Signed};
 use serde_json::json;
 
+use super::chips::{self as chip_engine, ChipMemory, Seat};
 use super::engine::{self, Choice, MoneyMemory};
 use super::game::{Bid, Game, Mode, Phase, Purse, Refusal, color_name, decimal_share, show_share};
 use crate::chips::Total;
@@ -84,12 +85,22 @@ pub struct Match {
     game: Game,
     human: Color,
     memory: MoneyMemory,
+    chip_memory: ChipMemory,
     sealed: Option<Sealed>,
 }
 
 impl Match {
     /// Start a game and let the engine act if it acts first.
     pub fn new(tb: &Tablebase, setup: &Setup) -> Result<Match, PlayError> {
+        Match::with_ranks(tb, setup, ChipMemory::default())
+    }
+
+    /// [`Match::new`], sharing the chip ranks of `ranks` with other games of the same tables.
+    pub fn with_ranks(
+        tb: &Tablebase,
+        setup: &Setup,
+        ranks: ChipMemory,
+    ) -> Result<Match, PlayError> {
         let parsed = fen::parse(&setup.fen)?;
         let (board, position) = (parsed.board, parsed.position);
         // The position must be in the tables (and, with chips, in the chip files).
@@ -132,6 +143,7 @@ impl Match {
             game: Game::new(board, position, purse, seed)?,
             human: setup.human,
             memory: MoneyMemory::default(),
+            chip_memory: ranks,
             sealed: None,
         };
         m.advance(tb)?;
@@ -243,17 +255,24 @@ impl Match {
 
     /// The engine's move when it moves: with chips chosen with its holding now; with money
     /// the move of its plan.
-    fn chip_or_own_move(&self, tb: &Tablebase, own: Option<Choice>) -> Result<String, PlayError> {
+    fn chip_or_own_move(
+        &mut self,
+        tb: &Tablebase,
+        own: Option<Choice>,
+    ) -> Result<String, PlayError> {
         let me = self.engine();
         let (board, pos) = (self.game.board(), *self.game.position());
         Ok(match self.game.purse() {
-            p @ Purse::Chips { total, .. } => engine::chip_move(
-                tb,
-                board,
-                &pos,
-                me,
-                *total,
+            p @ Purse::Chips { total, .. } => chip_engine::chip_move(
+                Seat {
+                    tb,
+                    board,
+                    pos: &pos,
+                    side: me,
+                    total: *total,
+                },
                 p.holding(me).expect("chips"),
+                &mut self.chip_memory,
                 self.game.visits(),
             )?,
             _ => match own {
@@ -290,14 +309,17 @@ impl Match {
                 })
             }
             p @ Purse::Chips { total, .. } => {
-                let plan = engine::chip_plan(
+                let seat = Seat {
                     tb,
                     board,
-                    &pos,
-                    me,
+                    pos: &pos,
+                    side: me,
                     total,
+                };
+                let plan = chip_engine::chip_plan(
+                    seat,
                     p.holding(me).expect("chips"),
-                    self.game.visits(),
+                    &mut self.chip_memory,
                 )?;
                 Ok(Sealed {
                     turn: self.game.history().len(),
@@ -415,7 +437,7 @@ impl Match {
     }
 
     /// What the engine would do in the person's place now (JSON).
-    pub fn advice(&self, tb: &Tablebase) -> Result<serde_json::Value, Error> {
+    pub fn advice(&mut self, tb: &Tablebase) -> Result<serde_json::Value, Error> {
         let me = self.human;
         let (board, pos) = (self.game.board(), *self.game.position());
         let visits = self.game.visits();
@@ -454,8 +476,16 @@ impl Match {
             }
             (phase, p @ Purse::Chips { total, .. }) => {
                 let h = p.holding(me).expect("chips");
-                let plan = engine::chip_plan(tb, board, &pos, me, *total, h, visits)?;
-                let t = Total::new_lean(*total);
+                let total = *total;
+                let seat = Seat {
+                    tb,
+                    board,
+                    pos: &pos,
+                    side: me,
+                    total,
+                };
+                let plan = chip_engine::chip_plan(seat, h, &mut self.chip_memory)?;
+                let t = Total::new_lean(total);
                 let now = match phase {
                     Phase::Bid => format!(
                         "bid {}; if you win it, {}",
@@ -465,7 +495,7 @@ impl Match {
                     Phase::Control(_) => text_of(&plan.control),
                     _ => format!(
                         "move {}",
-                        engine::chip_move(tb, board, &pos, me, *total, h, visits)?
+                        chip_engine::chip_move(seat, h, &mut self.chip_memory, self.game.visits(),)?
                     ),
                 };
                 json!({"bid": t.show(plan.bid), "then": text_of(&plan.control), "text": now})
@@ -474,7 +504,7 @@ impl Match {
     }
 
     /// The whole state as JSON; with `advice`, the engine's advice for the person.
-    pub fn to_json(&self, tb: &Tablebase, advice: bool) -> Result<serde_json::Value, Error> {
+    pub fn to_json(&mut self, tb: &Tablebase, advice: bool) -> Result<serde_json::Value, Error> {
         let g = &self.game;
         let phase = g.phase();
         let (name, to_act, winner) = match phase {

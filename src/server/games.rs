@@ -193,7 +193,7 @@ fn setup(body: NewGame) -> Result<Setup, Fail> {
     })
 }
 
-fn state(app: &AppState, id: &str, m: &Match, advice: bool) -> Response {
+fn state(app: &AppState, id: &str, m: &mut Match, advice: bool) -> Response {
     match m.to_json(&app.tb, advice) {
         Ok(mut v) => {
             v["id"] = json!(id);
@@ -215,11 +215,11 @@ pub async fn create(
 ) -> Response {
     let run = || -> Result<Response, Fail> {
         let setup = setup(body(b)?)?;
-        let m = Match::new(&app.tb, &setup).map_err(refused)?;
-        let mut answer = state(&app, "", &m, false);
+        let mut m = Match::with_ranks(&app.tb, &setup, app.ranks.clone()).map_err(refused)?;
+        let mut answer = state(&app, "", &mut m, false);
         let id = app.games.insert(m)?;
         if let Ok(g) = app.games.get(&id) {
-            answer = state(&app, &id, &g.lock().expect("game lock"), false);
+            answer = state(&app, &id, &mut g.lock().expect("game lock"), false);
         }
         Ok((StatusCode::CREATED, answer).into_response())
     };
@@ -243,7 +243,7 @@ pub async fn read(
         Err(e) => return error(StatusCode::BAD_REQUEST, e.body_text()),
     };
     match app.games.get(&id) {
-        Ok(g) => state(&app, &id, &g.lock().expect("game lock"), advice),
+        Ok(g) => state(&app, &id, &mut g.lock().expect("game lock"), advice),
         Err((code, text)) => error(code, text),
     }
 }
@@ -275,7 +275,7 @@ pub async fn bid(
         };
         let mut m = g.lock().expect("game lock");
         m.bid(&app.tb, &text).map_err(refused)?;
-        Ok(state(&app, &id, &m, false))
+        Ok(state(&app, &id, &mut m, false))
     };
     run().unwrap_or_else(|(code, text)| error(code, text))
 }
@@ -311,7 +311,7 @@ pub async fn play(
             (None, true) => m.hand_over(&app.tb),
         }
         .map_err(refused)?;
-        Ok(state(&app, &id, &m, false))
+        Ok(state(&app, &id, &mut m, false))
     };
     run().unwrap_or_else(|(code, text)| error(code, text))
 }

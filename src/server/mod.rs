@@ -45,6 +45,8 @@ pub struct AppState {
     pub tb: Tablebase,
     /// The games against the engine.
     pub games: games::Games,
+    /// The chip ranks the games share.
+    pub ranks: bidtb::play::chips::ChipMemory,
 }
 
 /// How many games a server keeps, and for how long untouched.
@@ -239,6 +241,7 @@ pub fn serve(
         let app = Arc::new(AppState {
             tb,
             games: games::Games::new(limits.max, limits.max_age),
+            ranks: Default::default(),
         });
         connections::serve(listener, router(app), header_timeout, shutdown()).await;
         Ok(())

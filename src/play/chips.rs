@@ -1,0 +1,397 @@
+//! The engine with whole chips (docs/CHIPS.md, docs/PLAY.md): holding at least its win
+//! threshold it plays by the attractor ranks of the chip game ([`crate::chips::ranks`]),
+//! so that every turn lowers the rank of its holding (or leaves the material for a smaller
+//! one) and the game ends in a capture whatever the opponent does; otherwise it keeps its
+//! not-lose threshold where it can.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use super::engine::Choice;
+use crate::chips::ranks::{Ranks, ranks};
+use crate::chips::{Side, Thresholds, Total, terminals, winning_bids};
+use crate::error::Error;
+use crate::geometry::Board;
+use crate::graph::Graph;
+use crate::index::Index;
+use crate::material::{Color, Material};
+use crate::position::Position;
+use crate::probe::Tablebase;
+use crate::rules::{self, Outcome};
+
+/// The ranks of the materials met, by board, stored material, chip total and side: each
+/// computed once, when first needed. Clones share one store (the ranks depend on the
+/// tables only), so the games of a server or of a test compute each material once.
+#[derive(Clone, Debug, Default)]
+pub struct ChipMemory {
+    ranks: Arc<Mutex<RankStore>>,
+}
+
+type RankStore = HashMap<(Board, Material, u32, Side), Arc<Ranks>>;
+
+/// The engine's plan for one bidding round with chips.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChipPlan {
+    /// The bid as a holding index (2 · chips, plus 1 with the marker).
+    pub bid: u32,
+    /// What it does with a bid won (a move is chosen when it moves, with its holding then).
+    pub control: Choice,
+    /// Whether the side wins by force with its holding.
+    pub winning: bool,
+    /// The rank of its holding (winning only): the turns within which it wins, at most,
+    /// before the game leaves the material.
+    pub rank: Option<u32>,
+}
+
+fn side_of(c: Color) -> Side {
+    match c {
+        Color::White => Side::White,
+        Color::Black => Side::Black,
+    }
+}
+
+/// The thresholds seen from `side` in its own holdings: (win, not lose).
+fn own_thresholds(t: &Thresholds, total: &Total, side: Color) -> (u32, u32) {
+    match side {
+        Color::White => (t.win, t.not_lose),
+        Color::Black => (t.win_of(total, Side::Black), total.none() - t.win),
+    }
+}
+
+/// Where a position sits: its stored material, its index there, whether it is the mirror.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Place {
+    material: Material,
+    index: usize,
+    mirrored: bool,
+}
+
+fn place(tb: &Tablebase, board: Board, pos: &Position) -> Result<Place, Error> {
+    let (t, index, mirrored) = tb.locate(board, pos)?;
+    Ok(Place {
+        material: t.info().material,
+        index,
+        mirrored,
+    })
+}
+
+impl ChipMemory {
+    /// The ranks of `side` (as the stored material sees it) on `material`'s graph.
+    fn ranks(
+        &mut self,
+        tb: &Tablebase,
+        board: Board,
+        material: Material,
+        total: u32,
+        side: Side,
+    ) -> Result<Arc<Ranks>, Error> {
+        let key = (board, material, total, side);
+        if let Some(r) = self.ranks.lock().expect("ranks lock").get(&key) {
+            return Ok(r.clone());
+        }
+        let t = Total::new(total);
+        let index = Index::new(board, &[material]);
+        let table = tb.table(board, material)?;
+        if table.len() != index.len() {
+            return Err(Error::Table {
+                path: table.path().display().to_string(),
+                reason: format!("its positions are not those of {material} on {board}"),
+            });
+        }
+        let graph = Graph::new(&index);
+        let mut exits = Vec::with_capacity(graph.exits().len());
+        for e in graph.exits() {
+            let i = tb
+                .table(board, e.material)?
+                .find(e.key)
+                .ok_or_else(|| Error::Table {
+                    path: e.material.to_string(),
+                    reason: format!("no position with key {}", e.key),
+                })?;
+            let th = tb.chip_table(board, e.material, total)?.get(i);
+            let th = if e.mirrored { th.mirrored(&t) } else { th };
+            exits.push(th.win_of(&t, side) as u16);
+        }
+        let r = Arc::new(ranks(
+            &graph,
+            &t,
+            side,
+            &terminals(&t, side, exits.into_iter()),
+        ));
+        self.ranks
+            .lock()
+            .expect("ranks lock")
+            .insert(key, r.clone());
+        Ok(r)
+    }
+}
+
+/// One move with what it needs: after `sweep` sweeps of the current material's ranks (a
+/// capture, or a move into another material, needs its final threshold).
+struct Need {
+    uci: String,
+    outcome: Outcome,
+}
+
+fn moves(board: Board, pos: &Position, mover: Color) -> Vec<Need> {
+    let list = match mover {
+        Color::White => rules::white_moves(board, pos),
+        Color::Black => rules::black_moves(board, pos),
+    };
+    if list.is_empty() {
+        // A side without a move keeps the position.
+        return vec![Need {
+            uci: "-".into(),
+            outcome: Outcome::Continue(*pos),
+        }];
+    }
+    list.iter()
+        .map(|m| Need {
+            uci: m.uci(board),
+            outcome: m.outcome,
+        })
+        .collect()
+}
+
+/// The engine's view of one material with one side and chip total.
+struct View<'a> {
+    tb: &'a Tablebase,
+    board: Board,
+    side: Color,
+    total: Total,
+    here: Place,
+    ranks: Arc<Ranks>,
+}
+
+impl<'a> View<'a> {
+    fn new(
+        tb: &'a Tablebase,
+        board: Board,
+        pos: &Position,
+        side: Color,
+        total: u32,
+        memory: &mut ChipMemory,
+    ) -> Result<View<'a>, Error> {
+        let here = place(tb, board, pos)?;
+        let stored_side = side_of(if here.mirrored { side.other() } else { side });
+        let ranks = memory.ranks(tb, board, here.material, total, stored_side)?;
+        Ok(View {
+            tb,
+            board,
+            side,
+            total: Total::new_lean(total),
+            here,
+            ranks,
+        })
+    }
+
+    /// The holding the side needs after `outcome` to be at rank `sweep` or less (`None`
+    /// for sweep: the final threshold), and, for a move within the material, its index.
+    fn need(&self, outcome: &Outcome, sweep: Option<u32>) -> Result<u32, Error> {
+        let none = self.total.none();
+        Ok(match outcome {
+            Outcome::WhiteWins => {
+                if self.side == Color::White {
+                    0
+                } else {
+                    none
+                }
+            }
+            Outcome::BlackWins => {
+                if self.side == Color::Black {
+                    0
+                } else {
+                    none
+                }
+            }
+            Outcome::Continue(q) => {
+                let p = place(self.tb, self.board, q)?;
+                if p.material == self.here.material && p.mirrored == self.here.mirrored {
+                    match sweep {
+                        Some(s) => self.ranks.threshold_after(p.index, s),
+                        None => self.ranks.threshold(p.index),
+                    }
+                } else {
+                    let th = self.tb.chip_thresholds(self.board, q, self.total.chips())?;
+                    own_thresholds(&th, &self.total, self.side).0
+                }
+            }
+        })
+    }
+
+    /// The rank of holding `h` after `outcome`: 0 for a capture by the side or a winning
+    /// move into another material, None where `h` does not win.
+    fn rank_after(&self, outcome: &Outcome, h: u32) -> Result<Option<u32>, Error> {
+        Ok(match outcome {
+            Outcome::Continue(q) => {
+                let p = place(self.tb, self.board, q)?;
+                if p.material == self.here.material && p.mirrored == self.here.mirrored {
+                    self.ranks.rank(p.index, h)
+                } else {
+                    (self.need(outcome, None)? <= h).then_some(0)
+                }
+            }
+            _ => (self.need(outcome, None)? == 0).then_some(0),
+        })
+    }
+}
+
+/// Whose decision, where: the tables, the board and position, the side, the chip total.
+#[derive(Clone, Copy, Debug)]
+pub struct Seat<'a> {
+    /// The tables (with their chip files).
+    pub tb: &'a Tablebase,
+    /// The board.
+    pub board: Board,
+    /// The position.
+    pub pos: &'a Position,
+    /// The side deciding.
+    pub side: Color,
+    /// The chip total K.
+    pub total: u32,
+}
+
+/// The plan of the seat's side holding `holding` (its own, 2w + m).
+pub fn chip_plan(seat: Seat<'_>, holding: u32, memory: &mut ChipMemory) -> Result<ChipPlan, Error> {
+    let Seat {
+        tb,
+        board,
+        pos,
+        side,
+        total,
+    } = seat;
+    let t = Total::new_lean(total);
+    let here = own_thresholds(&tb.chip_thresholds(board, pos, total)?, &t, side);
+    let own = moves(board, pos, side);
+    let opp = moves(board, pos, side.other());
+    let plan = |need: &dyn Fn(&Outcome) -> Result<u32, Error>, most: bool| {
+        let mut a_w = u32::MAX;
+        for m in &own {
+            a_w = a_w.min(need(&m.outcome)?);
+        }
+        let mut a_b = 0;
+        for m in &opp {
+            a_b = a_b.max(need(&m.outcome)?);
+        }
+        let (lo, hi) = (a_w.min(a_b), a_w.max(a_b));
+        let mut bids = winning_bids(total, holding, lo, hi);
+        let bid = if most { bids.last() } else { bids.next() };
+        Ok::<_, Error>(bid.map(|bid| {
+            let control = if a_w <= holding - bid {
+                Choice::Move(String::new())
+            } else {
+                Choice::HandOver
+            };
+            (bid, control)
+        }))
+    };
+    if holding >= here.0 {
+        // Winning: against the thresholds of the sweep before the holding's rank.
+        let view = View::new(tb, board, pos, side, total, memory)?;
+        let rank = view.ranks.rank(view.here.index, holding);
+        let Some(r) = rank.filter(|&r| r >= 1) else {
+            return Err(Error::Table {
+                path: view.here.material.to_string(),
+                reason: "the chip ranks disagree with the chip file".into(),
+            });
+        };
+        let need = |o: &Outcome| view.need(o, Some(r - 1));
+        let (bid, control) = plan(&need, true)?.ok_or_else(|| Error::Table {
+            path: view.here.material.to_string(),
+            reason: "no bid wins the step the ranks promise".into(),
+        })?;
+        return Ok(ChipPlan {
+            bid,
+            control,
+            winning: true,
+            rank,
+        });
+    }
+    let safe = |o: &Outcome| -> Result<u32, Error> {
+        Ok(match o {
+            Outcome::Continue(q) => {
+                own_thresholds(&tb.chip_thresholds(board, q, total)?, &t, side).1
+            }
+            Outcome::WhiteWins => {
+                if side == Color::White {
+                    0
+                } else {
+                    t.none()
+                }
+            }
+            Outcome::BlackWins => {
+                if side == Color::Black {
+                    0
+                } else {
+                    t.none()
+                }
+            }
+        })
+    };
+    let (bid, control) = if holding >= here.1 {
+        plan(&safe, false)?
+    } else {
+        None
+    }
+    // Losing by force: a modest even bid, and the move that asks least of it.
+    .unwrap_or(((holding / 4) & !1, Choice::Move(String::new())));
+    Ok(ChipPlan {
+        bid,
+        control,
+        winning: false,
+        rank: None,
+    })
+}
+
+/// The engine's move with chips, holding `holding` when it moves: winning, a move of least
+/// rank (a capture first); else a move that keeps it from losing, else the least
+/// demanding; ties to the position seen least often, then the name.
+pub fn chip_move(
+    seat: Seat<'_>,
+    holding: u32,
+    memory: &mut ChipMemory,
+    visits: &HashMap<String, u32>,
+) -> Result<String, Error> {
+    let Seat {
+        tb,
+        board,
+        pos,
+        side,
+        total,
+    } = seat;
+    let t = Total::new_lean(total);
+    let own = moves(board, pos, side);
+    let view = View::new(tb, board, pos, side, total, memory)?;
+    // (class: wins, safe, neither; rank; visits; win and not-lose thresholds), the move.
+    type Scored = ((u32, u32, u32, u32, u32), String);
+    let mut best: Option<Scored> = None;
+    for m in own {
+        let rank = view.rank_after(&m.outcome, holding)?.unwrap_or(u32::MAX);
+        let (win, safe) = match &m.outcome {
+            Outcome::Continue(q) => own_thresholds(&tb.chip_thresholds(board, q, total)?, &t, side),
+            o => {
+                let n = view.need(o, None)?;
+                (n, n)
+            }
+        };
+        let seen = match &m.outcome {
+            Outcome::Continue(q) => visits
+                .get(&crate::fen::write(board, q))
+                .copied()
+                .unwrap_or(0),
+            _ => 0,
+        };
+        let class = if rank < u32::MAX {
+            0
+        } else if safe <= holding {
+            1
+        } else {
+            2
+        };
+        let key = (class, rank, seen, win, safe);
+        if best.as_ref().is_none_or(|(k, u)| (key, &m.uci) < (*k, u)) {
+            best = Some((key, m.uci));
+        }
+    }
+    Ok(best.map_or("-".into(), |(_, u)| u))
+}
