@@ -16,6 +16,9 @@ pub trait Observer: Sync {
     fn stage_done(&self, _name: &str, _seconds: f64) {}
     /// Material `k` (from 1) of `total` starts: `name` (a run over several materials).
     fn material(&self, _k: usize, _total: usize, _name: &str) {}
+    /// Material `k` of `total` is skipped: `reason` (too large for the memory available,
+    /// or needing a skipped material).
+    fn skipped(&self, _k: usize, _total: usize, _name: &str, _reason: &str) {}
     /// Iteration `n` is done; `changed` guesses changed; values use `bits` fraction bits.
     fn iteration(&self, _n: u32, _changed: usize, _bits: usize) {}
     /// A Richman test ran at iteration `n` and found `violations` failing equations

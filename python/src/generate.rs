@@ -359,7 +359,14 @@ pub fn generate(
         }
     };
     let failure = match done {
-        Ok(Driven::Finished(_)) => None,
+        Ok(Driven::Finished(_, skipped)) if !skipped.is_empty() => Some(Error::Resources(
+            skipped
+                .iter()
+                .map(|s| format!("{} skipped: {}", s.materials.join(", "), s.reason))
+                .collect::<Vec<_>>()
+                .join("; "),
+        )),
+        Ok(Driven::Finished(..)) => None,
         Ok(Driven::Interrupted {
             materials,
             n,

@@ -63,6 +63,10 @@ impl Progress {
 }
 
 impl Observer for Progress {
+    fn skipped(&self, k: usize, total: usize, name: &str, reason: &str) {
+        // Shown even with -q: the run will not make these tables.
+        eprintln!("material {k}/{total}: {name} skipped: {reason}");
+    }
     fn material(&self, k: usize, total: usize, name: &str) {
         crate::release_free_memory();
         if total > 1 {
@@ -334,6 +338,15 @@ pub(super) enum MethodArg {
     Solve,
 }
 
+/// The skipped jobs, one clause each.
+fn skipped_list(skipped: &[bidtb::generate::driver::Skipped]) -> String {
+    skipped
+        .iter()
+        .map(|s| format!("{} skipped: {}", s.materials.join(", "), s.reason))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let Args {
         board,
@@ -418,7 +431,15 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     };
     let driven = generate::driver::run(&options, &progress, &control, &mut session.store);
     let failure = match driven {
-        Ok(Driven::Finished(_)) => None,
+        Ok(Driven::Finished(_, skipped)) if !skipped.is_empty() => {
+            let list = skipped_list(&skipped);
+            session.store.summary.skipped = skipped;
+            Some(Error::Resources(format!(
+                "{list}; the other materials were made (rerun with more memory, or on a \
+                 larger machine, with --resume to make the rest)"
+            )))
+        }
+        Ok(Driven::Finished(..)) => None,
         Ok(Driven::Interrupted {
             materials,
             n,
@@ -435,7 +456,8 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         Err(e @ Error::Uncertified(_)) => Some(e),
         Err(e) => return Err((super::exit_code(&e), e)),
     };
-    let text = session.finish(failure.is_some()).map_err(|e| (1, e))?;
+    let uncertified = matches!(failure, Some(Error::Uncertified(_)));
+    let text = session.finish(uncertified).map_err(|e| (1, e))?;
     let store = &session.store;
     let stdout = &mut std::io::stdout().lock();
     let written = if json {
@@ -448,7 +470,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         eprintln!("wrote {}", dir.join("summary.json").display());
         if store.written > 0 {
             eprintln!("wrote {} table files to {}", store.written, dir.display());
-        } else {
+        } else if uncertified {
             eprintln!("no table files written: the values are not proved exact");
         }
     }

@@ -71,6 +71,12 @@ enum Command {
     /// DIR/FxR/convergence.csv (iterate) and, for each material proved, its table
     /// (DIR/FxR/KRvKN.bidtb; format in docs/FORMAT.md) and record (DIR/FxR/KRvKN.json). The
     /// two methods write the same tables, apart from the header's iteration fields.
+    ///
+    /// Each material's memory is estimated before it starts (against BIDTB_MEMORY_LIMIT,
+    /// `ulimit -v` and the machine's memory). One that does not fit is skipped with its
+    /// estimate and the run goes on; materials that need a skipped one are skipped too. All
+    /// are named on stderr and in summary.json ("skipped"), and the exit status is then 1;
+    /// with more memory, --resume keeps what was made and makes the rest.
     Generate(generate::Args),
     /// One row of facts per board over a range of boards, solved with --method solve.
     ///

@@ -110,10 +110,21 @@ pub fn jobs(
     }
 }
 
+/// A job the run did not start: too large for the memory available, or needing a
+/// material that was skipped.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Skipped {
+    /// The job's materials.
+    pub materials: Vec<String>,
+    /// Why: the memory estimate against what is available, or the skipped material needed.
+    pub reason: String,
+}
+
 /// How a driven run ended.
 pub enum Driven {
-    /// Every job finished (each kept by the store); the materials of each job, in order.
-    Finished(Vec<Vec<Material>>),
+    /// Every job finished (each kept by the store) or was skipped: the materials of each
+    /// job made, in order, and the jobs skipped.
+    Finished(Vec<Vec<Material>>, Vec<Skipped>),
     /// A job was stopped: its materials, the iteration reached, the checkpoint saved.
     Interrupted {
         /// The materials of the job under way.
@@ -142,12 +153,21 @@ pub fn run(
     }
     let total = jobs.len();
     let mut done = Vec::new();
+    let mut skipped: Vec<Skipped> = Vec::new();
     for (k, materials) in jobs.into_iter().enumerate() {
         let name = materials
             .iter()
             .map(Material::to_string)
             .collect::<Vec<_>>()
             .join(", ");
+        if let Some(reason) = cannot_start(options, &materials, &skipped) {
+            obs.skipped(k + 1, total, &name, &reason);
+            skipped.push(Skipped {
+                materials: materials.iter().map(Material::to_string).collect(),
+                reason,
+            });
+            continue;
+        }
         obs.material(k + 1, total, &name);
         store.prepare(&Material::next_outside(&materials))?;
         match solve_or_start_over(options, &materials, &name, obs, control, &*store)? {
@@ -162,7 +182,24 @@ pub fn run(
         }
         done.push(materials);
     }
-    Ok(Driven::Finished(done))
+    Ok(Driven::Finished(done, skipped))
+}
+
+/// Why a job cannot start, if it cannot: a material it leads to was skipped (jobs come in
+/// dependency order, so the skipped ones are known), or its memory estimate is above what
+/// is available (a job refused on memory is skipped and the run goes on with the others).
+fn cannot_start(options: &Options, materials: &[Material], skipped: &[Skipped]) -> Option<String> {
+    let needed = Material::next_outside(materials);
+    if let Some(m) = needed
+        .iter()
+        .find(|m| skipped.iter().any(|s| s.materials.contains(&m.to_string())))
+    {
+        return Some(format!("needs {m}, which was skipped"));
+    }
+    match super::check_memory(options, materials) {
+        Err(Error::Resources(why)) => Some(why),
+        _ => None,
+    }
 }
 
 /// Solve a job; if it resumed from checkpoints and its values did not prove out (a
@@ -226,7 +263,14 @@ fn checkpoints(method: Method, dir: &std::path::Path) -> Vec<std::path::PathBuf>
 pub fn solve_all(options: &Options, obs: &dyn Observer) -> Result<Vec<Solution>, Error> {
     let mut store = InMemory::default();
     match run(options, obs, &Control::default(), &mut store)? {
-        Driven::Finished(_) => Ok(store.solutions),
+        Driven::Finished(_, skipped) if !skipped.is_empty() => Err(Error::Resources(
+            skipped
+                .iter()
+                .map(|s| format!("{} skipped: {}", s.materials.join(", "), s.reason))
+                .collect::<Vec<_>>()
+                .join("; "),
+        )),
+        Driven::Finished(..) => Ok(store.solutions),
         Driven::Interrupted { .. } => unreachable!("without a stop flag a run never stops"),
     }
 }

@@ -445,7 +445,7 @@ pub enum Run {
 }
 
 /// The memory a job on `materials` will need, checked before anything is built.
-fn check_memory(options: &Options, materials: &[Material]) -> Result<(), Error> {
+pub(crate) fn check_memory(options: &Options, materials: &[Material]) -> Result<(), Error> {
     let board = options.board;
     let positions: usize = materials
         .iter()
@@ -595,7 +595,13 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
         let mut deps = Options::solve(options.board);
         deps.materials = needed;
         match driver::run(&deps, obs, &Control::default(), &mut solved) {
-            Ok(driver::Driven::Finished(_)) => {}
+            Ok(driver::Driven::Finished(_, skipped)) if skipped.is_empty() => {}
+            Ok(driver::Driven::Finished(_, skipped)) => {
+                panic!(
+                    "the materials needed on {} were skipped: {skipped:?}",
+                    options.board
+                )
+            }
             Ok(driver::Driven::Interrupted { .. }) => {
                 unreachable!("without a stop flag a run never stops")
             }

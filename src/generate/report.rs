@@ -23,6 +23,10 @@ pub struct Summary {
     pub materials: Vec<String>,
     /// Materials found already made (tables and records of an earlier run) and reused.
     pub reused: Vec<String>,
+    /// Jobs not started: too large for the memory available, or needing a skipped
+    /// material (their tables are not written).
+    #[serde(default)]
+    pub skipped: Vec<crate::generate::driver::Skipped>,
     /// First n at which sₙ satisfies every equation (null if the run was capped first, or
     /// made by the solve method, which has no iterations).
     pub first_richman_iteration: Option<u32>,
@@ -60,6 +64,7 @@ impl Summary {
             method,
             materials: Vec::new(),
             reused: Vec::new(),
+            skipped: Vec::new(),
             first_richman_iteration: None,
             converged: true,
             certified: true,
