@@ -718,3 +718,65 @@ fn chip_ranks_end_at_the_chip_files() {
         }
     }
 }
+
+/// With chips, a person who follows the advice from a winning holding wins, and the
+/// advice always names a move or a hand-over (at the bid, for a bid won, and after it).
+#[test]
+fn with_chips_the_advice_wins() {
+    use bidtb::play::{Match, Mode, Setup};
+    let tb = shared("4x4");
+    let board = Board::new(4, 4).unwrap();
+    let mut rng = StdRng::seed_from_u64(99);
+    let total = Total::new_lean(CHIPS);
+    let mut games = 0;
+    while games < 100 {
+        let pos = random_position(tb, board, &mut rng);
+        let t = tb.chip_thresholds(board, &pos, CHIPS).unwrap();
+        let (need, human) = if rng.random_bool(0.5) {
+            (t.win, Color::White)
+        } else {
+            (t.win_of(&total, bidtb::chips::Side::Black), Color::Black)
+        };
+        if need > 2 * CHIPS + 1 {
+            continue;
+        }
+        let mine = need + rng.random_range(0..2).min(2 * CHIPS + 1 - need);
+        let white = if human == Color::White {
+            mine
+        } else {
+            2 * CHIPS + 1 - mine
+        };
+        let setup = Setup {
+            fen: fen::write(board, &pos),
+            mode: Mode::Chips,
+            human,
+            share: None,
+            chips: Some((white / 2, CHIPS - white / 2)),
+            tiebreak: if white % 2 == 1 {
+                Color::White
+            } else {
+                Color::Black
+            },
+            seed: Some(games),
+        };
+        let mut m = Match::new(tb, &setup).unwrap();
+        for _ in 0..200 {
+            if let Phase::Over(_) = m.game().phase() {
+                break;
+            }
+            let advice = m.advice(tb).unwrap();
+            let text = advice["text"].as_str().unwrap().to_string();
+            assert!(
+                !text.ends_with("move ") && !text.contains("move ;"),
+                "{text}"
+            );
+            match m.game().phase() {
+                Phase::Bid => m.bid(tb, advice["bid"].as_str().unwrap()).unwrap(),
+                _ if text == "let the opponent move" => m.hand_over(tb).unwrap(),
+                _ => m.play(tb, text.trim_start_matches("move ")).unwrap(),
+            }
+        }
+        assert_eq!(m.game().phase(), Phase::Over(human), "{}", setup.fen);
+        games += 1;
+    }
+}

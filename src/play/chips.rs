@@ -395,3 +395,31 @@ pub fn chip_move(
     }
     Ok(best.map_or("-".into(), |(_, u)| u))
 }
+
+/// What the seat's side, having won the bid and now holding `holding`, does: move (the move
+/// [`chip_move`] picks) or hand the move over, whichever leaves the lesser rank in the worst
+/// case (winning), else whichever keeps it from losing.
+pub fn chip_control(
+    seat: Seat<'_>,
+    holding: u32,
+    memory: &mut ChipMemory,
+    visits: &HashMap<String, u32>,
+) -> Result<Choice, Error> {
+    let Seat {
+        board, pos, side, ..
+    } = seat;
+    let view = View::new(seat.tb, board, pos, side, seat.total, memory)?;
+    let worst = |mover: Color, best_of: bool| -> Result<u32, Error> {
+        let mut out = if best_of { u32::MAX } else { 0 };
+        for m in moves(board, pos, mover) {
+            let r = view.rank_after(&m.outcome, holding)?.unwrap_or(u32::MAX);
+            out = if best_of { out.min(r) } else { out.max(r) };
+        }
+        Ok(out)
+    };
+    let (own, theirs) = (worst(side, true)?, worst(side.other(), false)?);
+    if own > theirs {
+        return Ok(Choice::HandOver);
+    }
+    Ok(Choice::Move(chip_move(seat, holding, memory, visits)?))
+}

@@ -463,13 +463,13 @@ impl Game {
                 if b % 2 == 1 && h.is_multiple_of(2) {
                     return Err(Refusal::invalid(format!(
                         "{name} bids {} but does not hold the marker",
-                        t.show(*b)
+                        bid.show()
                     )));
                 }
                 if *b > h {
                     return Err(Refusal::invalid(format!(
                         "{name} bids {} but holds {}",
-                        t.show(*b),
+                        bid.show(),
                         t.show(h)
                     )));
                 }

@@ -486,19 +486,34 @@ impl Match {
                 };
                 let plan = chip_engine::chip_plan(seat, h, &mut self.chip_memory)?;
                 let t = Total::new_lean(total);
+                let visits = self.game.visits();
+                let then = match &plan.control {
+                    Choice::Move(_) => Choice::Move(chip_engine::chip_move(
+                        seat,
+                        h - plan.bid,
+                        &mut self.chip_memory,
+                        visits,
+                    )?),
+                    Choice::HandOver => Choice::HandOver,
+                };
                 let now = match phase {
                     Phase::Bid => format!(
                         "bid {}; if you win it, {}",
                         t.show(plan.bid),
-                        text_of(&plan.control)
+                        text_of(&then)
                     ),
-                    Phase::Control(_) => text_of(&plan.control),
+                    Phase::Control(_) => text_of(&chip_engine::chip_control(
+                        seat,
+                        h,
+                        &mut self.chip_memory,
+                        visits,
+                    )?),
                     _ => format!(
                         "move {}",
-                        chip_engine::chip_move(seat, h, &mut self.chip_memory, self.game.visits(),)?
+                        chip_engine::chip_move(seat, h, &mut self.chip_memory, visits)?
                     ),
                 };
-                json!({"bid": t.show(plan.bid), "then": text_of(&plan.control), "text": now})
+                json!({"bid": t.show(plan.bid), "then": text_of(&then), "text": now})
             }
         })
     }
