@@ -492,7 +492,7 @@ fn money_games(tb: &Tablebase, board: Board, seed: u64) {
     }
     turns.sort();
     eprintln!(
-        "money: {played:?}; turns: median {}, max {}",
+        "{board} money: {played:?}; turns: median {}, max {}",
         turns[turns.len() / 2],
         turns.last().unwrap()
     );
@@ -557,7 +557,7 @@ fn chip_games(tb: &Tablebase, board: Board, seed: u64) {
     }
     turns.sort();
     eprintln!(
-        "chips: {played:?}; turns: median {}, max {}",
+        "{board} chips: {played:?}; turns: median {}, max {}",
         turns[turns.len() / 2],
         turns.last().unwrap()
     );
