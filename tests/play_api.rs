@@ -152,7 +152,7 @@ fn call(
 fn games_over_http() {
     let dir = tempfile::tempdir().unwrap();
     tables(dir.path());
-    let server = Server::start_with(dir.path(), &["--max-games", "2"], None);
+    let server = Server::start_with(dir.path(), &["--max-games", "3"], None);
     let (a, url) = (agent(), server.url.clone());
     let new = |body: &str| call(&a, &url, "/api/games", Some(body));
     // Bad setups: 400; a position without tables: 404.
@@ -242,7 +242,28 @@ fn games_over_http() {
         Some(r#"{"bid": "0"}"#),
     );
     assert_eq!(status, 404);
-    // Chips and random turn start; the store holds two games, a third is refused.
+    // Random turn: every answer waits on the person; an illegal move is refused (400).
+    let (status, random) = new(r#"{"fen": "3k/4/1K2/2R1", "mode": "random", "seed": 3}"#);
+    assert_eq!(status, 201, "{random}");
+    assert_eq!(random["phase"], "move", "{random}");
+    {
+        assert_eq!(random["to_act"], "white");
+        let rid = random["id"].as_str().unwrap();
+        let (status, json) = call(
+            &a,
+            &url,
+            &format!("/api/games/{rid}/move"),
+            Some(r#"{"move": "a1a1"}"#),
+        );
+        assert_eq!(status, 400, "{json}");
+        assert!(
+            json["error"].as_str().unwrap().contains("not a legal move"),
+            "{json}"
+        );
+        let (_, again) = call(&a, &url, &format!("/api/games/{rid}"), None);
+        assert_eq!(again["history"], random["history"]);
+    }
+    // Chips start; the store holds three games, a fourth is refused.
     let (status, chips) =
         new(r#"{"fen": "3k/4/1K2/2R1", "mode": "chips", "chips": "10:10", "tiebreak": "black"}"#);
     assert_eq!(status, 201, "{chips}");
@@ -252,5 +273,25 @@ fn games_over_http() {
     // Wrong methods.
     let (status, _) = call(&a, &url, "/api/games", None);
     assert_eq!(status, 405);
+    server.stop();
+}
+
+#[test]
+fn games_are_forgotten_when_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    tables(dir.path());
+    let server = Server::start_with(dir.path(), &["--game-age", "1"], None);
+    let (a, url) = (agent(), server.url.clone());
+    let (status, game) = call(&a, &url, "/api/games", Some(r#"{"fen": "3k/4/1K2/2R1"}"#));
+    assert_eq!(status, 201);
+    let path = format!("/api/games/{}", game["id"].as_str().unwrap());
+    assert_eq!(call(&a, &url, &path, None).0, 200);
+    std::thread::sleep(std::time::Duration::from_millis(2200));
+    let (status, json) = call(&a, &url, &path, None);
+    assert_eq!(status, 404, "{json}");
+    assert!(
+        json["error"].as_str().unwrap().contains("forgotten"),
+        "{json}"
+    );
     server.stop();
 }
