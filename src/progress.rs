@@ -19,6 +19,9 @@ pub trait Observer: Sync {
     /// Material `k` of `total` is skipped: `reason` (too large for the memory available,
     /// or needing a skipped material).
     fn skipped(&self, _k: usize, _total: usize, _name: &str, _reason: &str) {}
+    /// Material `k` of `total` is finished: `line` says what it took and holds (positions,
+    /// seconds, peak memory, largest denominator, α < β count).
+    fn finished(&self, _k: usize, _total: usize, _line: &str) {}
     /// Iteration `n` is done; `changed` guesses changed; values use `bits` fraction bits.
     fn iteration(&self, _n: u32, _changed: usize, _bits: usize) {}
     /// A Richman test ran at iteration `n` and found `violations` failing equations

@@ -67,6 +67,11 @@ impl Observer for Progress {
         // Shown even with -q: the run will not make these tables.
         eprintln!("material {k}/{total}: {name} skipped: {reason}");
     }
+    fn finished(&self, k: usize, total: usize, line: &str) {
+        if total > 1 {
+            self.line(&format!("material {k}/{total} done: {line}"));
+        }
+    }
     fn material(&self, k: usize, total: usize, name: &str) {
         crate::release_free_memory();
         if total > 1 {

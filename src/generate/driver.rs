@@ -171,7 +171,10 @@ pub fn run(
         obs.material(k + 1, total, &name);
         store.prepare(&Material::next_outside(&materials))?;
         match solve_or_start_over(options, &materials, &name, obs, control, &*store)? {
-            Run::Finished(sol) => store.keep(*sol)?,
+            Run::Finished(sol) => {
+                obs.finished(k + 1, total, &finished_line(&sol));
+                store.keep(*sol)?
+            }
             Run::Interrupted { n, checkpoint } => {
                 return Ok(Driven::Interrupted {
                     materials,
@@ -183,6 +186,29 @@ pub fn run(
         done.push(materials);
     }
     Ok(Driven::Finished(done, skipped))
+}
+
+/// One line for a finished job: per material its positions, largest denominator and α < β
+/// count, then the job's seconds and peak memory.
+fn finished_line(sol: &Solution) -> String {
+    let classes: Vec<String> = sol
+        .classes
+        .iter()
+        .map(|(m, r)| {
+            format!(
+                "{m} {} positions ({} canonical), largest denominator {} digits, alpha < beta at {}",
+                r.positions,
+                r.canonical_positions,
+                r.max_denominator_digits,
+                r.alpha_below_beta.unwrap_or(0)
+            )
+        })
+        .collect();
+    let peak = sol
+        .cost
+        .peak_mib
+        .map_or(String::new(), |p| format!(", peak {p} MiB"));
+    format!("{}: {:.1} s{peak}", classes.join("; "), sol.cost.seconds)
 }
 
 /// Why a job cannot start, if it cannot: a material it leads to was skipped (jobs come in
