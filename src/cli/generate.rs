@@ -327,6 +327,13 @@ pub(super) struct Args {
     /// order. Four and more need --method solve.
     #[arg(long, value_parser = clap::value_parser!(u8).range(2..=7), value_name = "N")]
     pub pieces: Option<u8>,
+    /// Print the jobs of the request without running them (--method solve): one per
+    /// material in dependency order, with the materials it needs, its positions and memory
+    /// estimate, and the commands that run it as a job of its own in a directory of its
+    /// own (for a cluster scheduler: the needs are the job's dependencies). With --json, an
+    /// array of {material, needs, reads, positions, memory_bytes}.
+    #[arg(long)]
+    pub plan: bool,
     /// Make these materials (comma-separated Syzygy-style names: KRvKN,KQQvK; a name of
     /// the weaker side first, KNvKR, means its stored mirror KRvKN) and, first, what their
     /// captures and promotions lead to (reused where valid tables already exist).
@@ -341,6 +348,58 @@ pub(super) enum MethodArg {
     Iterate,
     /// Exact solves under improving strategies.
     Solve,
+}
+
+/// The plan as JSON, or as text with each job's commands: link what it reads from the
+/// shared directory into a directory of its own, make it there, copy its files back.
+fn print_plan(
+    jobs: &[generate::driver::Planned],
+    board: bidtb::geometry::Board,
+    out: &std::path::Path,
+    json: bool,
+) -> std::io::Result<()> {
+    let stdout = &mut std::io::stdout().lock();
+    if json {
+        return writeln!(
+            stdout,
+            "{}",
+            serde_json::to_string_pretty(jobs).expect("serialises")
+        );
+    }
+    let shared = out.display();
+    writeln!(
+        stdout,
+        "# {} jobs on {board}, in dependency order. SHARED={shared} holds the finished \
+         tables;\n# JOB is a fresh directory per job (two runs never share a directory).",
+        jobs.len()
+    )?;
+    for j in jobs {
+        let mb = j.memory_bytes.div_ceil(1 << 20);
+        writeln!(
+            stdout,
+            "\n# {}: needs [{}]; {} positions; memory about {mb} MiB",
+            j.material,
+            j.needs.join(" "),
+            j.positions
+        )?;
+        writeln!(stdout, "mkdir -p $JOB/{board}")?;
+        for r in &j.reads {
+            writeln!(
+                stdout,
+                "ln -s $SHARED/{board}/{r}.bidtb $SHARED/{board}/{r}.json $JOB/{board}/"
+            )?;
+        }
+        let m = &j.material;
+        writeln!(
+            stdout,
+            "bidtb generate --board {board} --method solve --material {m} --out $JOB --resume -q"
+        )?;
+        writeln!(
+            stdout,
+            "cp $JOB/{board}/{m}.bidtb $JOB/{board}/{m}.json $SHARED/{board}/"
+        )?;
+    }
+    Ok(())
 }
 
 /// The skipped jobs, one clause each.
@@ -370,6 +429,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         resume,
         pieces,
         material,
+        plan,
     } = args;
     let method = match method {
         MethodArg::Iterate => Method::Iterate,
@@ -400,6 +460,16 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let materials = session::requested(pieces, names.as_deref(), ("--pieces", "--material"))
         .map_err(|e| (2, e))?;
     session::check_method(method, &materials, "--method solve").map_err(|e| (2, e))?;
+    if plan {
+        if method != Method::Solve {
+            return Err(usage("--plan lists the jobs of --method solve".into()));
+        }
+        let mut options = Options::new(board);
+        options.method = method;
+        options.materials = materials;
+        return print_plan(&generate::driver::plan(&options), board, &out, json)
+            .map_err(|e| (1, Error::io("stdout", e)));
+    }
     let mut session =
         Session::open(&out, board, method, allow_uncertified).map_err(|e| match e {
             e @ Error::Busy(_) => (1, e),

@@ -120,6 +120,49 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// One job of a plan: a material, what it needs, what it costs (estimated).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Planned {
+    /// The stored material.
+    pub material: String,
+    /// The materials its captures and promotions lead to (its jobs' dependencies).
+    pub needs: Vec<String>,
+    /// Every material it reads, directly or through others (all must be made first).
+    pub reads: Vec<String>,
+    /// Positions (the index's estimate, before symmetry beyond Syzygy's).
+    pub positions: usize,
+    /// The memory estimate of its job, in bytes (what decides a skip).
+    pub memory_bytes: u64,
+}
+
+/// The solve method's jobs for `options.materials` in dependency order, one per material,
+/// with their dependencies and estimates: what a cluster scheduler needs to run them as
+/// jobs of their own.
+pub fn plan(options: &Options) -> Vec<Planned> {
+    let board = options.board;
+    Material::with_dependencies(&options.materials)
+        .into_iter()
+        .map(|m| {
+            let positions = crate::index::estimate_positions(board, m);
+            let names = |list: Vec<Material>| list.iter().map(Material::to_string).collect();
+            let mut reads = m.dependencies();
+            reads.sort();
+            Planned {
+                material: m.to_string(),
+                needs: names(Material::next_outside(&[m])),
+                reads: names(reads),
+                positions,
+                memory_bytes: crate::resources::estimate_solve_bytes(
+                    positions,
+                    20 * positions,
+                    board.len(),
+                    &[m],
+                ),
+            }
+        })
+        .collect()
+}
+
 /// How a driven run ended.
 pub enum Driven {
     /// Every job finished (each kept by the store) or was skipped: the materials of each
