@@ -413,10 +413,7 @@ fn next_move(
         }
         (Player::Greedy, Purse::Chips { .. }) => greedy_chip_move(tb, g, c, rng),
         (Player::Engine, Purse::Random) => {
-            match engine::random_turn_move(tb, board, &pos, c, g.visits()).unwrap() {
-                Choice::Move(u) => u,
-                Choice::HandOver => unreachable!(),
-            }
+            engine::random_turn_move(tb, board, &pos, c, g.visits()).unwrap()
         }
         (Player::Greedy, Purse::Random) => match greedy_money(tb, g, c, rng).2 {
             Choice::Move(u) => u,

@@ -272,6 +272,11 @@ pub fn random_turn_move(
     pos: &Position,
     side: Color,
     visits: &HashMap<String, u32>,
-) -> Result<Choice, Error> {
-    Ok(outlook(tb, board, pos, side, Goal::Win, visits)?.own_move())
+) -> Result<String, Error> {
+    Ok(
+        match outlook(tb, board, pos, side, Goal::Win, visits)?.own_move() {
+            Choice::Move(u) => u,
+            Choice::HandOver => "-".into(),
+        },
+    )
 }

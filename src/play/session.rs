@@ -221,21 +221,12 @@ impl Match {
                             self.game.play(me, &uci)?;
                         }
                     }
-                    if let Phase::Move(s) = self.game.phase()
-                        && s == me
-                    {
-                        unreachable!("the engine hands the move to the person");
-                    }
                 }
                 Phase::Move(_) => {
                     let turn = self.game.history().len();
                     let uci = match mode {
                         Mode::Random => {
-                            match engine::random_turn_move(tb, board, &pos, me, self.game.visits())?
-                            {
-                                Choice::Move(u) => u,
-                                Choice::HandOver => unreachable!("a move"),
-                            }
+                            engine::random_turn_move(tb, board, &pos, me, self.game.visits())?
                         }
                         _ => {
                             let own = self
@@ -277,10 +268,7 @@ impl Match {
             )?,
             _ => match own {
                 Some(Choice::Move(u)) if !u.is_empty() => u,
-                _ => match engine::random_turn_move(tb, board, &pos, me, self.game.visits())? {
-                    Choice::Move(u) => u,
-                    Choice::HandOver => unreachable!("a move"),
-                },
+                _ => engine::random_turn_move(tb, board, &pos, me, self.game.visits())?,
             },
         })
     }
@@ -448,7 +436,7 @@ impl Match {
         Ok(match (self.game.phase(), self.game.purse()) {
             (Phase::Over(_), _) => json!(null),
             (_, Purse::Random) => {
-                let m = engine::random_turn_move(tb, board, &pos, me, visits)?;
+                let m = Choice::Move(engine::random_turn_move(tb, board, &pos, me, visits)?);
                 json!({"move": text_of(&m), "text": format!("if the coin picks you: {}", text_of(&m))})
             }
             (phase, p @ Purse::Money { .. }) => {
