@@ -143,3 +143,81 @@ fn the_plots_have_one_mark_per_board() {
     let digits = read("atlas-digits.svg");
     assert_eq!(digits.matches(r#"class="point""#).count(), 9);
 }
+
+/// The four-piece atlas (`bidtb atlas --pieces 4`): one row per board and material, whose
+/// counts are those of `bidtb generate --pieces 4` on the same board (α < β, quiescent,
+/// largest denominators), with the α < β positions listed as generate lists them.
+#[test]
+fn the_four_piece_atlas_counts_what_generate_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, tables) = (dir.path().join("atlas"), dir.path().join("tables"));
+    let (code, _, err) = bidtb(&[
+        "atlas",
+        "--pieces",
+        "4",
+        "--boards",
+        "3x4,4x4",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let atlas: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("atlas4.json")).unwrap()).unwrap();
+    let rows = atlas["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 72, "36 materials on each board");
+    for board in ["3x4", "4x4"] {
+        let (code, _, err) = bidtb(&[
+            "generate",
+            "--board",
+            board,
+            "--pieces",
+            "4",
+            "--method",
+            "solve",
+            "--out",
+            tables.to_str().unwrap(),
+            "-q",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let summary: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(tables.join(board).join("summary.json")).unwrap(),
+        )
+        .unwrap();
+        let mut split = 0;
+        for r in rows.iter().filter(|r| r["board"] == board) {
+            let (m, class) = r["classes"].as_object().unwrap().iter().next().unwrap();
+            let c = &summary["classes"][m];
+            assert_eq!(r["alpha_below_beta"], c["alpha_below_beta"], "{board} {m}");
+            assert_eq!(r["quiescent"], c["quiescent"], "{board} {m}");
+            assert_eq!(r["zugzwangs"], c["zugzwangs"], "{board} {m}");
+            assert_eq!(
+                class["max_denominator_digits"], c["max_denominator_digits"],
+                "{board} {m}"
+            );
+            assert_eq!(
+                r["canonical_positions"], c["canonical_positions"],
+                "{board} {m}"
+            );
+            split += r["alpha_below_beta"].as_u64().unwrap();
+        }
+        assert_eq!(split, if board == "4x4" { 83 } else { 11 });
+        let listed = |path: std::path::PathBuf| {
+            let mut lines: Vec<String> = std::fs::read_to_string(path)
+                .unwrap()
+                .lines()
+                .map(str::to_string)
+                .collect();
+            lines.sort();
+            lines
+        };
+        assert_eq!(
+            listed(out.join(board).join("alpha-below-beta.txt")),
+            listed(tables.join(board).join("alpha-below-beta.txt"))
+        );
+    }
+    let md = std::fs::read_to_string(out.join("atlas4.md")).unwrap();
+    assert!(md.contains("| 4x4 | KBvKN |"), "{md}");
+    let svg = std::fs::read_to_string(out.join("atlas4-census.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("KBvKN"));
+}

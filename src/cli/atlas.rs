@@ -28,6 +28,13 @@ pub(super) struct Args {
     /// No progress lines on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+    /// The men per position: 3 (the study's six materials, jointly: one row per board) or
+    /// 4 (every material up to four men, one at a time: one row per board and material,
+    /// written to DIR/atlas4.json, DIR/atlas4.md and DIR/atlas4-census.svg, the positions
+    /// with α < β and the quiescent ones to DIR/FxR/alpha-below-beta.txt and
+    /// DIR/FxR/quiescent.txt).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(3..=4))]
+    pub pieces: u8,
 }
 
 /// Solve one board under the time budget: its row, or why it was skipped.
@@ -125,6 +132,9 @@ fn plots(rows: &[Row]) -> Vec<(&'static str, String)> {
 pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let boards = atlas::parse_boards(&args.boards).map_err(|e| (2, e))?;
     bidtb::dirlock::ensure_dir(&args.out).map_err(|e| (2, e))?;
+    if args.pieces == 4 {
+        return super::atlas4::run(&args, &boards);
+    }
     let say = |text: String| {
         if !args.quiet {
             eprintln!("{text}");

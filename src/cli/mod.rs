@@ -6,6 +6,7 @@
 //! verification or certificate), 2 for bad usage or input (arguments, FEN, position).
 
 mod atlas;
+mod atlas4;
 mod chips;
 mod dump;
 mod generate;

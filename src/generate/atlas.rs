@@ -149,8 +149,9 @@ pub fn row(sol: &Solution, seconds: f64, peak_mib: Option<u64>) -> Row {
     let quiescent: Vec<usize> = (0..graph.positions())
         .filter(|&p| bids[p] == Ordering::Equal)
         .collect();
+    // A material without a position on a tiny board (a pawn on two ranks) has none.
+    let pos = largest.map(|p| sol.index.position(p));
     let largest = largest.unwrap_or(0);
-    let pos = sol.index.position(largest);
     let max_level = |levels: Option<&Vec<u32>>| {
         levels
             .map(|l| {
@@ -163,7 +164,13 @@ pub fn row(sol: &Solution, seconds: f64, peak_mib: Option<u64>) -> Row {
             })
             .unwrap_or(0)
     };
-    let den = g.value(largest).denom();
+    let one = Value::one();
+    let den = if pos.is_some() {
+        g.value(largest)
+    } else {
+        &one
+    }
+    .denom();
     Row {
         board: sol.board.to_string(),
         canonical_positions: sol.classes.iter().map(|(_, r)| r.canonical_positions).sum(),
@@ -171,11 +178,9 @@ pub fn row(sol: &Solution, seconds: f64, peak_mib: Option<u64>) -> Row {
         distinct_values: distinct.len(),
         max_denominator_digits: den.to_string().len(),
         max_denominator_factors: factor(den),
-        max_denominator_position: format!(
-            "{} {}",
-            pos.material(),
-            crate::fen::write(sol.board, &pos)
-        ),
+        max_denominator_position: pos.map_or("–".into(), |pos| {
+            format!("{} {}", pos.material(), crate::fen::write(sol.board, &pos))
+        }),
         quiescent: quiescent.len(),
         quiescent_not_half: quiescent.iter().filter(|&&p| g.value(p) != &half).count(),
         zugzwangs: bids.iter().filter(|&&b| b == Ordering::Less).count(),

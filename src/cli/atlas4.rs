@@ -1,0 +1,270 @@
+//! `bidtb atlas --pieces 4`: the four-piece census, one row per board and material (every
+//! material up to four men, solved one at a time in dependency order with the solve method):
+//! positions, distinct values, the largest denominator and a position holding it,
+//! quiescent positions, zugzwangs, α < β, the closures' depths, time and peak memory. The
+//! positions with α < β and the quiescent ones are listed per board.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use bidtb::atomic;
+use bidtb::error::Error;
+use bidtb::generate::atlas::{self, Row};
+use bidtb::generate::driver::{self, Driven, InMemory, Store};
+use bidtb::generate::{Control, Known, Options, Solution, Solved, report};
+use bidtb::geometry::Board;
+use bidtb::material::Material;
+use bidtb::progress::Silent;
+
+use super::atlas::Args;
+
+/// The solutions of a board, kept for the exits of later materials, with a row each.
+#[derive(Default)]
+struct Census {
+    solved: InMemory,
+    rows: Vec<Row>,
+    alpha_below_beta: String,
+    quiescent: String,
+}
+
+impl Solved for Census {
+    fn known(&self, material: Material, key: u64) -> Result<Known, Error> {
+        self.solved.known(material, key)
+    }
+}
+
+impl Store for Census {
+    fn has(&self, m: Material) -> bool {
+        self.solved.has(m)
+    }
+    fn keep(&mut self, sol: Solution) -> Result<(), Error> {
+        if !sol.certified() {
+            return Err(Error::Uncertified(format!(
+                "{} on {}: the certificate failed",
+                sol.classes
+                    .iter()
+                    .map(|(m, _)| m.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                sol.board
+            )));
+        }
+        self.rows
+            .push(atlas::row(&sol, sol.cost.seconds, sol.cost.peak_mib));
+        self.alpha_below_beta += &report::alpha_below_beta_lines(&sol);
+        self.quiescent += &report::quiescent_lines(&sol);
+        self.solved.keep(sol)
+    }
+}
+
+/// A board's rows, or why it was skipped; the materials skipped on memory.
+type BoardCensus = (Result<Vec<Row>, String>, Vec<driver::Skipped>);
+
+fn census(board: Board, args: &Args) -> Result<BoardCensus, Error> {
+    let stop = AtomicBool::new(false);
+    let done = AtomicBool::new(false);
+    let mut options = Options::solve(board);
+    options.materials = Material::all_up_to(4);
+    let started = Instant::now();
+    let mut store = Census::default();
+    let run = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                if started.elapsed().as_secs_f64() > args.max_seconds {
+                    stop.store(true, Ordering::Relaxed);
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        let control = Control {
+            stop: Some(&stop),
+            ..Control::default()
+        };
+        let run = driver::run(&options, &Silent, &control, &mut store);
+        done.store(true, Ordering::Relaxed);
+        run
+    });
+    let skipped = match run {
+        Ok(Driven::Finished(_, skipped)) => skipped,
+        Ok(Driven::Interrupted { .. }) => {
+            return Ok((Err(format!("over {} s", args.max_seconds)), Vec::new()));
+        }
+        Err(e @ (Error::Resources(_) | Error::Uncertified(_))) => {
+            return Ok((Err(e.to_string()), Vec::new()));
+        }
+        Err(e) => return Err(e),
+    };
+    let dir = args.out.join(board.to_string());
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let lists = [
+        (
+            "alpha-below-beta.txt",
+            report::ALPHA_BELOW_BETA_HEADING,
+            &store.alpha_below_beta,
+        ),
+        ("quiescent.txt", report::QUIESCENT_HEADING, &store.quiescent),
+    ];
+    for (name, heading, body) in lists {
+        atomic::write_atomic(&dir.join(name), format!("{heading}{body}").as_bytes())?;
+    }
+    Ok((Ok(store.rows), skipped))
+}
+
+/// The material of a four-piece row (its one class).
+fn material(r: &Row) -> &str {
+    r.classes.keys().next().map_or("?", String::as_str)
+}
+
+fn markdown(rows: &[Row], skipped: &[(String, String)]) -> String {
+    let mut out = String::from(
+        "| board | material | positions (canonical / all) | distinct values | largest denominator | held by | quiescent (≠ 1/2) | zugzwangs | α < β | T max | T′ max | seconds | peak MiB |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        out += &format!(
+            "| {} | {} | {} / {} | {} | {} digits | `{}` | {} ({}) | {} | {} | {} | {} | {:.2} | {} |\n",
+            r.board,
+            material(r),
+            r.canonical_positions,
+            r.positions,
+            r.distinct_values,
+            r.max_denominator_digits,
+            r.max_denominator_position,
+            r.quiescent,
+            r.quiescent_not_half,
+            r.zugzwangs,
+            r.alpha_below_beta,
+            r.max_level_white,
+            r.max_level_black,
+            r.seconds,
+            r.peak_mib.map_or("–".to_string(), |m| m.to_string()),
+        );
+    }
+    for (what, why) in skipped {
+        out += &format!("| {what} | skipped: {why} |||||||||||\n");
+    }
+    out
+}
+
+/// The census as a picture: per material (rows) and board (columns), the positions with
+/// α < β, shaded by their share of the material's positions.
+fn picture(rows: &[Row]) -> String {
+    let mut boards: Vec<String> = Vec::new();
+    let mut grid: BTreeMap<String, BTreeMap<String, (usize, usize)>> = BTreeMap::new();
+    for r in rows {
+        if !boards.contains(&r.board) {
+            boards.push(r.board.clone());
+        }
+        grid.entry(material(r).to_string())
+            .or_default()
+            .insert(r.board.clone(), (r.alpha_below_beta, r.canonical_positions));
+    }
+    let materials: Vec<&String> = grid
+        .iter()
+        .filter(|(m, _)| m.len() > 4) // four men: KXYvK, KXvKY
+        .map(|(m, _)| m)
+        .collect();
+    let (cell_w, cell_h, left, top) = (70.0, 18.0, 70.0, 40.0);
+    let width = left + cell_w * boards.len() as f64 + 10.0;
+    let height = top + cell_h * materials.len() as f64 + 30.0;
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"11\">\n\
+         <text x=\"{left}\" y=\"16\" font-size=\"13\">Positions with α &lt; β, by four-piece material and board (shade: share of the material)</text>\n"
+    );
+    for (j, b) in boards.iter().enumerate() {
+        let x = left + cell_w * j as f64 + cell_w / 2.0;
+        svg += &format!(
+            "<text x=\"{x}\" y=\"{}\" text-anchor=\"middle\">{b}</text>\n",
+            top - 6.0
+        );
+    }
+    for (i, m) in materials.iter().enumerate() {
+        let y = top + cell_h * i as f64;
+        svg += &format!(
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{m}</text>\n",
+            left - 6.0,
+            y + 13.0
+        );
+        for (j, b) in boards.iter().enumerate() {
+            let x = left + cell_w * j as f64;
+            let (fill, label) = match grid[*m].get(b) {
+                Some(&(n, of)) => {
+                    let share = if of == 0 { 0.0 } else { n as f64 / of as f64 };
+                    let t = (share * 4.0).min(1.0);
+                    let shade = (255.0 - 200.0 * t) as u8;
+                    (format!("rgb(255,{shade},{shade})"), n.to_string())
+                }
+                None => ("#eee".to_string(), "–".to_string()),
+            };
+            svg += &format!(
+                "<rect x=\"{x}\" y=\"{y}\" width=\"{cell_w}\" height=\"{cell_h}\" fill=\"{fill}\" stroke=\"#fff\"/>\n\
+                 <text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{label}</text>\n",
+                x + cell_w / 2.0,
+                y + 13.0
+            );
+        }
+    }
+    svg += "</svg>\n";
+    svg
+}
+
+pub(super) fn run(args: &Args, boards: &[Board]) -> Result<(), (u8, Error)> {
+    let say = |text: String| {
+        if !args.quiet {
+            eprintln!("{text}");
+        }
+    };
+    let mut rows: Vec<Row> = Vec::new();
+    let mut skipped: Vec<(String, String)> = Vec::new();
+    for &board in boards {
+        let saved = args.out.join(board.to_string()).join("atlas4-rows.json");
+        if let Ok(text) = std::fs::read_to_string(&saved)
+            && let Ok(mut kept) = serde_json::from_str::<Vec<Row>>(&text)
+        {
+            say(format!("{board}: reusing {}", saved.display()));
+            rows.append(&mut kept);
+            continue;
+        }
+        crate::release_free_memory();
+        let started = Instant::now();
+        let (result, dropped) = census(board, args).map_err(|e| (1, e))?;
+        for s in dropped {
+            skipped.push((format!("{board} {}", s.materials.join(", ")), s.reason));
+        }
+        match result {
+            Ok(mut made) => {
+                let split: usize = made.iter().map(|r| r.alpha_below_beta).sum();
+                say(format!(
+                    "{board}: {} materials in {:.1} s, alpha < beta at {split}",
+                    made.len(),
+                    started.elapsed().as_secs_f64()
+                ));
+                let text = serde_json::to_string_pretty(&made).expect("rows serialise");
+                atomic::write_atomic(&saved, text.as_bytes()).map_err(|e| (1, e))?;
+                rows.append(&mut made);
+            }
+            Err(why) => {
+                say(format!("{board}: skipped ({why})"));
+                skipped.push((board.to_string(), why));
+            }
+        }
+    }
+    let json = serde_json::json!({ "pieces": 4, "rows": rows, "skipped": skipped });
+    let text = serde_json::to_string_pretty(&json).expect("serialises");
+    let files = [
+        ("atlas4.json", text),
+        ("atlas4.md", markdown(&rows, &skipped)),
+        ("atlas4-census.svg", picture(&rows)),
+    ];
+    for (name, body) in &files {
+        atomic::write_atomic(&args.out.join(name), body.as_bytes()).map_err(|e| (1, e))?;
+    }
+    say(format!(
+        "wrote {}, atlas4.md and atlas4-census.svg ({} rows, {} skipped)",
+        args.out.join("atlas4.json").display(),
+        rows.len(),
+        skipped.len()
+    ));
+    Ok(())
+}
