@@ -117,8 +117,68 @@ fn material(r: &Row) -> &str {
     r.classes.keys().next().map_or("?", String::as_str)
 }
 
+/// What the rows show, in sentences: per board the positions with α < β and the materials
+/// holding them, the materials that never have any, the largest denominator.
+fn findings(rows: &[Row]) -> String {
+    let mut boards: Vec<&str> = Vec::new();
+    let mut by_material: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in rows {
+        if !boards.contains(&r.board.as_str()) {
+            boards.push(&r.board);
+        }
+        *by_material.entry(material(r)).or_default() += r.alpha_below_beta;
+    }
+    let mut out = String::from("## Findings\n\n");
+    for b in &boards {
+        let here: Vec<&Row> = rows.iter().filter(|r| r.board == *b).collect();
+        let total: usize = here.iter().map(|r| r.alpha_below_beta).sum();
+        let positions: usize = here.iter().map(|r| r.canonical_positions).sum();
+        let holders: Vec<String> = here
+            .iter()
+            .filter(|r| r.alpha_below_beta > 0)
+            .map(|r| format!("{} {}", material(r), r.alpha_below_beta))
+            .collect();
+        out += &format!(
+            "- {b}: α < β at {total} of {positions} positions{}\n",
+            if holders.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", holders.join(", "))
+            }
+        );
+    }
+    let never: Vec<&str> = by_material
+        .iter()
+        .filter(|(m, n)| **n == 0 && m.len() > 4)
+        .map(|(m, _)| *m)
+        .collect();
+    out += &format!(
+        "- Four-piece materials with α = β at every position of every board here: {}.\n",
+        if never.is_empty() {
+            "none".to_string()
+        } else {
+            never.join(", ")
+        }
+    );
+    if let Some(r) = rows.iter().max_by_key(|r| r.max_denominator_digits) {
+        out += &format!(
+            "- The largest denominator: {} digits, {} on {} (`{}`).\n",
+            r.max_denominator_digits,
+            material(r),
+            r.board,
+            r.max_denominator_position
+        );
+    }
+    out + "\n"
+}
+
 fn markdown(rows: &[Row], skipped: &[(String, String)]) -> String {
-    let mut out = String::from(
+    let mut out = format!(
+        "# The four-piece atlas\n\nWritten by `bidtb atlas --pieces 4`: every material up to four men on each \
+         board, solved and proved one at a time (--method solve).\n\n{}## By board and material\n\n",
+        findings(rows)
+    );
+    out += &String::from(
         "| board | material | positions (canonical / all) | distinct values | largest denominator | held by | quiescent (≠ 1/2) | zugzwangs | α < β | T max | T′ max | seconds | peak MiB |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
