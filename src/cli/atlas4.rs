@@ -117,6 +117,11 @@ fn material(r: &Row) -> &str {
     r.classes.keys().next().map_or("?", String::as_str)
 }
 
+/// Digits of the material's largest denominator, of α's and β's (the row's own counts α's).
+fn digits(r: &Row) -> usize {
+    r.classes.values().next().map_or(0, |c| c.max_denominator_digits)
+}
+
 /// What the rows show, in sentences: per board the positions with α < β and the materials
 /// holding them, the materials that never have any, the largest denominator.
 fn findings(rows: &[Row]) -> String {
@@ -160,10 +165,10 @@ fn findings(rows: &[Row]) -> String {
             never.join(", ")
         }
     );
-    if let Some(r) = rows.iter().max_by_key(|r| r.max_denominator_digits) {
+    if let Some(r) = rows.iter().max_by_key(|r| digits(r)) {
         out += &format!(
-            "- The largest denominator: {} digits, {} on {} (`{}`).\n",
-            r.max_denominator_digits,
+            "- The largest denominator: {} digits, {} on {} (`{}` holds α's largest).\n",
+            digits(r),
             material(r),
             r.board,
             r.max_denominator_position
@@ -179,7 +184,7 @@ fn markdown(rows: &[Row], skipped: &[(String, String)]) -> String {
         findings(rows)
     );
     out += &String::from(
-        "| board | material | positions (canonical / all) | distinct values | largest denominator | held by | quiescent (≠ 1/2) | zugzwangs | α < β | T max | T′ max | seconds | peak MiB |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| board | material | positions (canonical / all) | distinct values | largest denominator (α and β) | α's largest held by | quiescent (≠ 1/2) | zugzwangs | α < β | T max | T′ max | seconds | peak MiB |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
         out += &format!(
@@ -189,7 +194,7 @@ fn markdown(rows: &[Row], skipped: &[(String, String)]) -> String {
             r.canonical_positions,
             r.positions,
             r.distinct_values,
-            r.max_denominator_digits,
+            digits(r),
             r.max_denominator_position,
             r.quiescent,
             r.quiescent_not_half,
