@@ -119,7 +119,10 @@ fn material(r: &Row) -> &str {
 
 /// Digits of the material's largest denominator, of α's and β's (the row's own counts α's).
 fn digits(r: &Row) -> usize {
-    r.classes.values().next().map_or(0, |c| c.max_denominator_digits)
+    r.classes
+        .values()
+        .next()
+        .map_or(0, |c| c.max_denominator_digits)
 }
 
 /// What the rows show, in sentences: per board the positions with α < β and the materials

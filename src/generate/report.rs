@@ -164,6 +164,23 @@ fn level(l: u32) -> String {
     }
 }
 
+/// Values with more digits than this (numerator and denominator together) are listed as
+/// decimals in the text lists: a million positions with denominators of thousands of digits
+/// would make lists of gigabytes (8x8 KBNvK, 1.15 million positions with α < β); the
+/// tables hold every value exactly.
+pub const LISTED_DIGITS: usize = 60;
+
+/// A value as the text lists show it: exact (`p/q`) when short, else `≈` and its first
+/// twelve decimals (truncated) and the digits of its denominator, e.g. `≈0.723456789012…/3531`.
+pub fn listed(v: &crate::value::Value) -> String {
+    let exact = v.to_string();
+    if exact.len() <= LISTED_DIGITS {
+        exact
+    } else {
+        format!("≈{}/{}", v.decimal(12), v.denom().to_string().len())
+    }
+}
+
 /// The lines of `quiescent.txt` for a job: material, FEN, value, T level, T′ level (no
 /// heading line).
 pub fn quiescent_lines(sol: &Solution) -> String {
@@ -178,7 +195,7 @@ pub fn quiescent_lines(sol: &Solution) -> String {
             "{} {} {} {} {}\n",
             pos.material(),
             crate::fen::write(sol.board, &pos),
-            sol.values.value(p),
+            listed(sol.values.value(p)),
             level(cert.white_levels[p]),
             level(cert.black_levels[p])
         );
@@ -187,10 +204,11 @@ pub fn quiescent_lines(sol: &Solution) -> String {
 }
 
 /// The heading line of `quiescent.txt`.
-pub const QUIESCENT_HEADING: &str = "# class placement value T-level T'-level\n";
+pub const QUIESCENT_HEADING: &str = "# class placement value T-level T'-level (values over 60 digits: ≈decimals/denominator digits)\n";
 
 /// The heading line of `alpha-below-beta.txt`.
-pub const ALPHA_BELOW_BETA_HEADING: &str = "# class placement alpha beta\n";
+pub const ALPHA_BELOW_BETA_HEADING: &str =
+    "# class placement alpha beta (values over 60 digits: ≈decimals/denominator digits)\n";
 
 /// The lines of `alpha-below-beta.txt` for a job: material, FEN, α, β (no heading line).
 pub fn alpha_below_beta_lines(sol: &Solution) -> String {
@@ -202,8 +220,8 @@ pub fn alpha_below_beta_lines(sol: &Solution) -> String {
             "{} {} {} {}\n",
             pos.material(),
             crate::fen::write(sol.board, &pos),
-            sol.values.value(p),
-            beta
+            listed(sol.values.value(p)),
+            listed(beta)
         );
     }
     out
@@ -254,4 +272,24 @@ pub fn table_contents(sol: &Solution) -> Option<Vec<crate::table::Contents<'_>>>
         })
         .collect();
     Some(contents)
+}
+
+#[cfg(test)]
+mod listing {
+    use super::listed;
+    use crate::value::Value;
+    use num_bigint::BigUint;
+
+    #[test]
+    fn short_values_are_exact_and_long_ones_marked() {
+        assert_eq!(listed(&Value::small(7463, 8192)), "7463/8192");
+        let den = BigUint::from(3u8).pow(120);
+        let long = Value::new(&den / BigUint::from(4u8), den.clone());
+        let shown = listed(&long);
+        assert!(shown.starts_with("≈0.249999999999…/"), "{shown}");
+        assert!(
+            shown.ends_with(&format!("/{}", den.to_string().len())),
+            "{shown}"
+        );
+    }
 }
