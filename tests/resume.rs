@@ -483,3 +483,50 @@ fn unusable_solve_checkpoints_are_refused_by_name() {
     assert_eq!(code, 2);
     assert!(stderr.contains("--method solve only"), "{stderr}");
 }
+
+/// Four pieces (issue "Four pieces on the real board"): a run over every material up to
+/// four men, killed with SIGKILL inside a four-piece material once its first periodic save
+/// is there, and started again with --resume, keeps the finished materials and ends with
+/// the files of an uninterrupted run.
+#[test]
+fn a_killed_four_piece_run_resumes_to_the_uninterrupted_result() {
+    let four = [
+        "generate", "--board", "5x5", "--pieces", "4", "--method", "solve", "-q",
+    ];
+    let plain = tempfile::tempdir().unwrap();
+    let (code, _, stderr) =
+        bidtb(&[&four[..], &["--out", plain.path().to_str().unwrap()]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    let killed = tempfile::tempdir().unwrap();
+    let k = killed.path().to_str().unwrap();
+    let saved = killed.path().join("5x5/solve.ckpt");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bidtb"))
+        .args([&four[..], &["--out", k, "--checkpoint-seconds", "1"]].concat())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The first save of a four-piece material: the three-piece tables exist by then.
+    let first_four = killed.path().join("5x5/KBBvK.bidtb");
+    while !(saved.exists() && first_four.exists()) && child.try_wait().unwrap().is_none() {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let status = child.wait().unwrap();
+    assert!(
+        saved.exists(),
+        "no periodic save before the run ended ({status})"
+    );
+    let made_before: Vec<_> = std::fs::read_dir(killed.path().join("5x5"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".bidtb"))
+        .collect();
+    assert!(made_before.len() < 36, "killed inside the run");
+    let (code, _, stderr) = bidtb(&[&four[..], &["--out", k, "--resume"]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        solve_result(killed.path(), "5x5"),
+        solve_result(plain.path(), "5x5")
+    );
+}
