@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
+use num_traits::{One, Zero};
 use serde_json::json;
 
 use crate::error::Error;
@@ -180,6 +181,36 @@ pub fn signed_fraction(v: &BigRational) -> String {
 /// truncated and marked with `…`.
 pub fn decimal(v: &Value, digits: usize) -> String {
     v.decimal(digits)
+}
+
+/// `list` sorted by `key` (highest first when `high`), then by level and name; values are
+/// compared through their f64 shadows where those decide, exactly otherwise.
+fn sorted(list: Vec<MoveInfo>, key: fn(&MoveInfo) -> &Value, high: bool) -> Vec<MoveInfo> {
+    let mut keyed: Vec<(f64, MoveInfo)> = list.into_iter().map(|m| (key(&m).to_f64(), m)).collect();
+    keyed.sort_by(|(fa, a), (fb, b)| {
+        let by_value = crate::value::arith::cmp_shadowed(key(a), *fa, key(b), *fb);
+        let by_value = if high { by_value.reverse() } else { by_value };
+        let level = |m: &MoveInfo| m.level.unwrap_or(u32::MAX);
+        by_value
+            .then_with(|| level(a).cmp(&level(b)))
+            .then_with(|| a.uci.cmp(&b.uci))
+    });
+    keyed.into_iter().map(|(_, m)| m).collect()
+}
+
+/// The greatest (`max`) or least of `f` over `list`, compared through f64 shadows where
+/// they decide.
+fn extreme(list: &[MoveInfo], f: fn(&MoveInfo) -> &Value, max: bool) -> Option<&Value> {
+    let order = |a: &(f64, &Value), b: &(f64, &Value)| {
+        crate::value::arith::cmp_shadowed(a.1, a.0, b.1, b.0)
+    };
+    let values = list.iter().map(|m| (f(m).to_f64(), f(m)));
+    let pick = if max {
+        values.max_by(order)
+    } else {
+        values.min_by(order)
+    };
+    pick.map(|(_, v)| v)
 }
 
 impl Probe {
@@ -542,28 +573,47 @@ impl Tablebase {
                 })
                 .collect()
         };
-        let mut white = list(rules::white_moves(board, pos), true)?;
-        let mut black = list(rules::black_moves(board, pos), false)?;
-        let by_level = |a: &MoveInfo, b: &MoveInfo| {
-            let key = |m: &MoveInfo| m.level.unwrap_or(u32::MAX);
-            key(a).cmp(&key(b)).then_with(|| a.uci.cmp(&b.uci))
-        };
-        white.sort_by(|a, b| b.value.cmp(&a.value).then_with(|| by_level(a, b)));
-        black.sort_by(|a, b| a.upper().cmp(b.upper()).then_with(|| by_level(a, b)));
+        let white = list(rules::white_moves(board, pos), true)?;
+        let black = list(rules::black_moves(board, pos), false)?;
+        // White's moves by α, highest first, Black's by β, lowest first; then by level.
+        // Compared through f64 shadows where they decide (values of thousands of digits
+        // compare slowly), exactly otherwise.
+        let white = sorted(white, MoveInfo::lower, true);
+        let black = sorted(black, MoveInfo::upper, false);
         // A side without a move keeps the position: its option is the position's value.
         let best = |list: &[MoveInfo], own: &Value, f: fn(&MoveInfo) -> &Value, max| {
-            let values = list.iter().map(f);
-            let pick = if max { values.max() } else { values.min() };
-            pick.unwrap_or(own).clone()
+            extreme(list, f, max).unwrap_or(own).clone()
         };
+        // (x_W − x_B) / 2 = (p·t − r·q) / (2·q·t), with one gcd (the fast one of
+        // `value::arith`: num-bigint's takes milliseconds at thousands of digits).
         let bid_on = |x_w: &Value, x_b: &Value| {
-            let signed = |v: &Value| {
-                BigRational::new(
-                    BigInt::from(v.numer().clone()),
-                    BigInt::from(v.denom().clone()),
-                )
+            let (p, q) = (x_w.numer(), x_w.denom());
+            let (r, t) = (x_b.numer(), x_b.denom());
+            let (left, right, den) = if q == t {
+                (p.clone(), r.clone(), q << 1)
+            } else {
+                (p * t, r * q, (q * t) << 1)
             };
-            (signed(x_w) - signed(x_b)) / BigInt::from(2)
+            let (negative, magnitude) = if left >= right {
+                (false, left - right)
+            } else {
+                (true, right - left)
+            };
+            let g = crate::value::arith::gcd(&magnitude, &den);
+            let sign = if negative {
+                num_bigint::Sign::Minus
+            } else {
+                num_bigint::Sign::Plus
+            };
+            let (n, d) = if g.is_one() {
+                (magnitude, den)
+            } else {
+                (magnitude / &g, den / &g)
+            };
+            if n.is_zero() {
+                return BigRational::from_integer(BigInt::from(0));
+            }
+            BigRational::new_raw(BigInt::from_biguint(sign, n), BigInt::from(d))
         };
         let x_w = best(&white, &own.value, MoveInfo::lower, true);
         let x_b = best(&black, &own.value, MoveInfo::lower, false);
