@@ -2,8 +2,8 @@
 # A four-piece run on 8x8 killed with SIGKILL inside a material and started again with
 # --resume ends with table files identical to an uninterrupted run's.
 #
-#   scripts/resume-8x8.sh                 # KQvKR and what it needs (about 2 minutes here)
-#   MATERIAL=KRvKN scripts/resume-8x8.sh  # another material (KRvKN: about 5 minutes)
+#   scripts/resume-8x8.sh                 # KRvKN and what it needs (about 4 minutes here)
+#   MATERIAL=KQvKR scripts/resume-8x8.sh  # another material (KQvKR solves in 6 s: KILL_AFTER=0)
 #   KILL_AFTER=20 scripts/resume-8x8.sh   # seconds into the four-piece solve before SIGKILL
 #
 # The run saves its state every few seconds (--checkpoint-seconds 2); the kill lands while
@@ -14,8 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
 bin=$PWD/target/release/bidtb
-material=${MATERIAL:-KQvKR}
-after=${KILL_AFTER:-5}
+material=${MATERIAL:-KRvKN}
+after=${KILL_AFTER:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 run=(generate --board 8x8 --method solve --material "$material" -q)
