@@ -64,8 +64,11 @@ impl Progress {
 
 impl Observer for Progress {
     fn skipped(&self, k: usize, total: usize, name: &str, reason: &str) {
-        // Shown even with -q: the run will not make these tables.
-        eprintln!("material {k}/{total}: {name} skipped: {reason}");
+        // Shown even with -q: the run will not make these tables (a run of one job ends
+        // with the reason instead).
+        if total > 1 {
+            eprintln!("material {k}/{total}: {name} skipped: {reason}");
+        }
     }
     fn finished(&self, k: usize, total: usize, line: &str) {
         if total > 1 {
@@ -506,12 +509,17 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     };
     let driven = generate::driver::run(&options, &progress, &control, &mut session.store);
     let failure = match driven {
-        Ok(Driven::Finished(_, skipped)) if !skipped.is_empty() => {
+        Ok(Driven::Finished(made, skipped)) if !skipped.is_empty() => {
             let list = skipped_list(&skipped);
             session.store.summary.skipped = skipped;
+            let rest = if made.is_empty() {
+                "nothing else was made"
+            } else {
+                "the other materials were made"
+            };
             Some(Error::Resources(format!(
-                "{list}; the other materials were made (rerun with more memory, or on a \
-                 larger machine, with --resume to make the rest)"
+                "{list}; {rest} (rerun with more memory, or on a larger machine, with \
+                 --resume to make the rest)"
             )))
         }
         Ok(Driven::Finished(..)) => None,

@@ -228,6 +228,13 @@ pub fn run(
         }
         done.push(materials);
     }
+    // A request of one job refused on memory fails as that job would have.
+    if total == 1
+        && done.is_empty()
+        && let [only] = &skipped[..]
+    {
+        return Err(Error::Resources(only.reason.clone()));
+    }
     Ok(Driven::Finished(done, skipped))
 }
 
