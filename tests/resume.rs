@@ -278,9 +278,9 @@ fn solve_result(dir: &Path, board: &str) -> Vec<(String, Vec<u8>)> {
 }
 
 /// Start `bidtb generate --method solve` on `board` into `d` with `extra` arguments, and
-/// send `signal` `after` the first time its progress shows an exact evaluation under way
-/// (a material's strategies exist then, so a stop has a state to save); its exit code and
-/// stderr.
+/// send `signal` `after` the first time its progress shows an exact evaluation under way or
+/// a state resumed (a material's strategies exist then, so a stop has a state to save); its
+/// exit code and stderr.
 fn signalled_solve(
     board: &str,
     d: &str,
@@ -305,7 +305,9 @@ fn signalled_solve(
     let mut sent = false;
     for line in lines.lines() {
         let line = line.unwrap();
-        if !sent && line.contains(": exact") {
+        // After an exact evaluation starts, or after a resume (a run resumed inside the
+        // last material may print no further evaluation line before it finishes).
+        if !sent && (line.contains(": exact") || line.contains(": resumed after")) {
             std::thread::sleep(after);
             let _ = Command::new("kill").args([signal, &id]).status();
             sent = true;
@@ -333,8 +335,9 @@ fn stopped_and_killed_solve_runs_resume_to_the_uninterrupted_result() {
     let ckpt = dir.path().join("9x9/solve.ckpt");
     let mut schedule = Schedule::new("signal");
     // Ctrl-C until two runs were stopped with their state saved, one of them after resuming
-    // from a saved state: a little after an exact evaluation started, in whichever material
-    // is under way (the materials solved before are kept as tables).
+    // from a saved state (α's or β's): a little after an exact evaluation started or a state
+    // was resumed, in whichever material is under way (the materials solved before are kept
+    // as tables).
     let (mut saved, mut saved_after_resuming) = (0, 0);
     for _ in 0..40 {
         if saved >= 2 && saved_after_resuming >= 1 {
@@ -348,7 +351,7 @@ fn stopped_and_killed_solve_runs_resume_to_the_uninterrupted_result() {
                 assert!(stderr.contains("--method solve") && stderr.contains("--resume"));
                 assert!(ckpt.exists(), "{stderr}");
                 saved += 1;
-                saved_after_resuming += stderr.contains("alpha: resumed after") as usize;
+                saved_after_resuming += stderr.contains(": resumed after") as usize;
             }
             130 => assert!(stderr.contains("nothing was saved"), "{stderr}"),
             // Finished before the signal: start again from nothing.
@@ -360,7 +363,7 @@ fn stopped_and_killed_solve_runs_resume_to_the_uninterrupted_result() {
     assert!(saved >= 2 && saved_after_resuming >= 1);
     let (code, _, stderr) = bidtb(&[&solve[..], &["--out", d, "--resume"]].concat());
     assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains("alpha: resumed after"), "{stderr}");
+    assert!(stderr.contains(": resumed after"), "{stderr}");
     assert!(!ckpt.exists(), "a finished run removes its state");
     assert_eq!(
         solve_result(dir.path(), "9x9"),
