@@ -264,6 +264,15 @@ impl Thresholds {
         }
     }
 
+    /// The not-lose threshold of `side` (in its own holdings): White's is stored; Black
+    /// does not lose exactly where White does not win.
+    pub fn not_lose_of(&self, total: &Total, side: Side) -> u32 {
+        match side {
+            Side::White => self.not_lose,
+            Side::Black => total.none() - self.win,
+        }
+    }
+
     /// From White's and Black's win thresholds (each in its own side's holdings).
     pub fn from_wins(total: &Total, white: u32, black: u32) -> Thresholds {
         Thresholds {

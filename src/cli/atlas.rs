@@ -37,24 +37,13 @@ pub(super) struct Args {
     pub pieces: u8,
 }
 
-/// Solve one board under the time budget: its row, or why it was skipped.
-fn solve_board(board: bidtb::Board, max_seconds: f64) -> Result<Result<Row, String>, Error> {
-    let materials = bidtb::Material::three_piece();
-    let nodes: usize = materials
-        .iter()
-        .map(|&m| bidtb::index::estimate_positions(board, m))
-        .sum();
-    let needed = resources::estimate_solve_bytes(nodes, 20 * nodes, board.len(), &materials);
-    if let Err(e) = resources::check(needed, &format!("solving {board}")) {
-        return Ok(Err(e.to_string()));
-    }
+/// Run `work` with a stop flag that is raised `max_seconds` after the start (the work then
+/// ends at its next step, as on Ctrl-C).
+pub(super) fn within<T>(max_seconds: f64, work: impl FnOnce(&Control<'_>) -> T) -> T {
     let stop = AtomicBool::new(false);
     let done = AtomicBool::new(false);
-    let options = Options::solve(board);
-    crate::release_free_memory();
-    resources::reset_peak();
     let started = Instant::now();
-    let run = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         scope.spawn(|| {
             while !done.load(Ordering::Relaxed) {
                 if started.elapsed().as_secs_f64() > max_seconds {
@@ -68,16 +57,36 @@ fn solve_board(board: bidtb::Board, max_seconds: f64) -> Result<Result<Row, Stri
             stop: Some(&stop),
             ..Control::default()
         };
+        let result = work(&control);
+        done.store(true, Ordering::Relaxed);
+        result
+    })
+}
+
+/// Solve one board under the time budget: its row, or why it was skipped.
+fn solve_board(board: bidtb::Board, max_seconds: f64) -> Result<Result<Row, String>, Error> {
+    let materials = bidtb::Material::three_piece();
+    let nodes: usize = materials
+        .iter()
+        .map(|&m| bidtb::index::estimate_positions(board, m))
+        .sum();
+    let needed = resources::estimate_solve_bytes(nodes, 20 * nodes, board.len(), &materials);
+    if let Err(e) = resources::check(needed, &format!("solving {board}")) {
+        return Ok(Err(e.to_string()));
+    }
+    let options = Options::solve(board);
+    crate::release_free_memory();
+    resources::reset_peak();
+    let started = Instant::now();
+    let run = within(max_seconds, |control| {
         // The six three-piece materials jointly: one job, one row.
-        let run = generate::solve_job(
+        generate::solve_job(
             &options,
             &options.materials,
             &Silent,
-            &control,
+            control,
             &generate::NothingSolved,
-        );
-        done.store(true, Ordering::Relaxed);
-        run
+        )
     });
     match run {
         Ok(Run::Finished(sol)) if sol.certified() => {

@@ -5,14 +5,13 @@
 //! positions with α < β and the quiescent ones are listed per board.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bidtb::atomic;
 use bidtb::error::Error;
 use bidtb::generate::atlas::{self, Row};
 use bidtb::generate::driver::{self, Driven, InMemory, Store};
-use bidtb::generate::{Control, Known, Options, Solution, Solved, report};
+use bidtb::generate::{Known, Options, Solution, Solved, report};
 use bidtb::geometry::Board;
 use bidtb::material::Material;
 use bidtb::progress::Silent;
@@ -62,29 +61,11 @@ impl Store for Census {
 type BoardCensus = (Result<Vec<Row>, String>, Vec<driver::Skipped>);
 
 fn census(board: Board, args: &Args) -> Result<BoardCensus, Error> {
-    let stop = AtomicBool::new(false);
-    let done = AtomicBool::new(false);
     let mut options = Options::solve(board);
     options.materials = Material::all_up_to(4);
-    let started = Instant::now();
     let mut store = Census::default();
-    let run = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            while !done.load(Ordering::Relaxed) {
-                if started.elapsed().as_secs_f64() > args.max_seconds {
-                    stop.store(true, Ordering::Relaxed);
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        });
-        let control = Control {
-            stop: Some(&stop),
-            ..Control::default()
-        };
-        let run = driver::run(&options, &Silent, &control, &mut store);
-        done.store(true, Ordering::Relaxed);
-        run
+    let run = super::atlas::within(args.max_seconds, |control| {
+        driver::run(&options, &Silent, control, &mut store)
     });
     let skipped = match run {
         Ok(Driven::Finished(_, skipped)) => skipped,

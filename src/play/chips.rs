@@ -52,10 +52,8 @@ fn side_of(c: Color) -> Side {
 
 /// The thresholds seen from `side` in its own holdings: (win, not lose).
 fn own_thresholds(t: &Thresholds, total: &Total, side: Color) -> (u32, u32) {
-    match side {
-        Color::White => (t.win, t.not_lose),
-        Color::Black => (t.win_of(total, Side::Black), total.none() - t.win),
-    }
+    let side = side_of(side);
+    (t.win_of(total, side), t.not_lose_of(total, side))
 }
 
 /// Where a position sits: its stored material, its index there, whether it is the mirror.
@@ -164,14 +162,14 @@ struct View<'a> {
 }
 
 impl<'a> View<'a> {
-    fn new(
-        tb: &'a Tablebase,
-        board: Board,
-        pos: &Position,
-        side: Color,
-        total: u32,
-        memory: &mut ChipMemory,
-    ) -> Result<View<'a>, Error> {
+    fn new(seat: Seat<'a>, memory: &mut ChipMemory) -> Result<View<'a>, Error> {
+        let Seat {
+            tb,
+            board,
+            pos,
+            side,
+            total,
+        } = seat;
         let here = place(tb, board, pos)?;
         let stored_side = side_of(if here.mirrored { side.other() } else { side });
         let ranks = memory.ranks(tb, board, here.material, total, stored_side)?;
@@ -287,7 +285,7 @@ pub fn chip_plan(seat: Seat<'_>, holding: u32, memory: &mut ChipMemory) -> Resul
     };
     if holding >= here.0 {
         // Winning: against the thresholds of the sweep before the holding's rank.
-        let view = View::new(tb, board, pos, side, total, memory)?;
+        let view = View::new(seat, memory)?;
         let rank = view.ranks.rank(view.here.index, holding);
         let Some(r) = rank.filter(|&r| r >= 1) else {
             return Err(Error::Table {
@@ -361,7 +359,7 @@ pub fn chip_move(
     } = seat;
     let t = Total::new_lean(total);
     let own = moves(board, pos, side);
-    let view = View::new(tb, board, pos, side, total, memory)?;
+    let view = View::new(seat, memory)?;
     // (class: wins, safe, neither; rank; visits; win and not-lose thresholds), the move.
     type Scored = ((u32, u32, u32, u32, u32), String);
     let mut best: Option<Scored> = None;
@@ -408,7 +406,7 @@ pub fn chip_control(
     let Seat {
         board, pos, side, ..
     } = seat;
-    let view = View::new(seat.tb, board, pos, side, seat.total, memory)?;
+    let view = View::new(seat, memory)?;
     let worst = |mover: Color, best_of: bool| -> Result<u32, Error> {
         let mut out = if best_of { u32::MAX } else { 0 };
         for m in moves(board, pos, mover) {

@@ -105,7 +105,6 @@ impl Tablebase {
         let total = Total::new_lean(k);
         let holding = 2 * white + u32::from(marker == Color::White);
         let thresholds = self.chip_thresholds(board, pos, k)?;
-        let none = total.none();
         let after = |m: &Move| -> Result<ChipMove, Error> {
             let after = self.chips_after(board, &m.outcome, &total)?;
             Ok(ChipMove {
@@ -163,9 +162,9 @@ impl Tablebase {
         let black_h = 2 * k + 1 - holding;
         let white_win = |t: &Thresholds| t.win_of(&total, Side::White);
         let black_win = |t: &Thresholds| t.win_of(&total, Side::Black);
-        // Not losing: White's not-lose thresholds; Black's, seen from Black, none − win.
-        let white_safe = |t: &Thresholds| t.not_lose;
-        let black_safe = |t: &Thresholds| none - t.win;
+        // Not losing, each side in its own holdings.
+        let white_safe = |t: &Thresholds| t.not_lose_of(&total, Side::White);
+        let black_safe = |t: &Thresholds| t.not_lose_of(&total, Side::Black);
         let advice: Vec<BidAdvice> = match outcome {
             ChipOutcome::WhiteWins => plan(
                 Color::White,

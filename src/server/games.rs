@@ -53,7 +53,7 @@ impl Games {
         }
     }
 
-    fn insert(&self, m: Match) -> Result<String, Fail> {
+    fn insert(&self, m: Match) -> Result<(String, Arc<Mutex<Match>>), Fail> {
         let mut games = self.games.lock().expect("games lock");
         let now = Instant::now();
         games.retain(|_, s| now.duration_since(s.touched) < self.max_age);
@@ -73,14 +73,15 @@ impl Games {
                 break id;
             }
         };
+        let game = Arc::new(Mutex::new(m));
         games.insert(
             id.clone(),
             Slot {
-                game: Arc::new(Mutex::new(m)),
+                game: game.clone(),
                 touched: now,
             },
         );
-        Ok(id)
+        Ok((id, game))
     }
 
     fn get(&self, id: &str) -> Result<Arc<Mutex<Match>>, Fail> {
@@ -215,12 +216,9 @@ pub async fn create(
 ) -> Response {
     let run = || -> Result<Response, Fail> {
         let setup = setup(body(b)?)?;
-        let mut m = Match::with_ranks(&app.tb, &setup, app.ranks.clone()).map_err(refused)?;
-        let mut answer = state(&app, "", &mut m, false);
-        let id = app.games.insert(m)?;
-        if let Ok(g) = app.games.get(&id) {
-            answer = state(&app, &id, &mut g.lock().expect("game lock"), false);
-        }
+        let m = Match::with_ranks(&app.tb, &setup, app.ranks.clone()).map_err(refused)?;
+        let (id, game) = app.games.insert(m)?;
+        let answer = state(&app, &id, &mut game.lock().expect("game lock"), false);
         Ok((StatusCode::CREATED, answer).into_response())
     };
     run().unwrap_or_else(|(code, text)| error(code, text))
