@@ -52,17 +52,33 @@ pub fn write_atomic_with(
 /// place (renames need no space). On an error every temporary is removed and the previous
 /// files stay as they were.
 pub fn write_all_atomic(files: &[(std::path::PathBuf, Vec<u8>)]) -> Result<(), Error> {
+    let writers: Vec<(&Path, Filler<'_>)> = files
+        .iter()
+        .map(|(path, bytes)| {
+            let fill: Filler<'_> = Box::new(move |f: &mut std::fs::File| f.write_all(bytes));
+            (path.as_path(), fill)
+        })
+        .collect();
+    write_all_atomic_with(writers)
+}
+
+/// What fills one new file (it may seek in it).
+pub type Filler<'a> = Box<dyn FnOnce(&mut std::fs::File) -> std::io::Result<()> + 'a>;
+
+/// [`write_all_atomic`] with each file filled by its own [`Filler`], one after the other:
+/// for files too large to assemble in memory first (a table of several gigabytes).
+pub fn write_all_atomic_with(files: Vec<(&Path, Filler<'_>)>) -> Result<(), Error> {
     let mut staged: Vec<(std::path::PathBuf, &Path)> = Vec::new();
     let cleanup = |staged: &[(std::path::PathBuf, &Path)]| {
         for (tmp, _) in staged {
             let _ = std::fs::remove_file(tmp);
         }
     };
-    for (path, bytes) in files {
+    for (path, fill) in files {
         let tmp = temporary(path);
         let written = (|| {
             let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(bytes)?;
+            fill(&mut f)?;
             f.sync_all()
         })();
         if let Err(e) = written {

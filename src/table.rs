@@ -26,6 +26,7 @@
 //! ([`crate::atomic`]).
 
 use std::collections::HashMap;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -214,8 +215,28 @@ fn encode_value(v: &Value, out: &mut Vec<u8>) {
     out.extend_from_slice(&v.denom().to_bytes_le());
 }
 
-/// The file image of a table (version 3).
+/// The bytes [`encode_value`] writes for `v`, without writing them (`to_bytes_le` writes
+/// one byte for zero).
+fn encoded_len(v: &Value) -> u64 {
+    let len = |n: &BigUint| n.bits().div_ceil(8).max(1);
+    4 + len(v.numer()) + len(v.denom())
+}
+
+/// Dictionary values encoded per parallel batch while the writer streams them.
+const ENCODE_BATCH: usize = 4096;
+
+/// The file image of a table (version 3), in memory: [`encode_to`] into a vector.
 pub fn encode(c: &Contents<'_>) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    encode_to(c, &mut out).expect("writing to memory cannot fail");
+    out.into_inner()
+}
+
+/// Write the file image of a table (version 3) to `out`, streaming: only the fixed-size
+/// sections (about 24 bytes a position) are assembled in memory, the dictionary's values
+/// (gigabytes where values have thousands of digits) go out in batches as they are
+/// encoded, and the header, which holds the body's checksum, is written last, at the start.
+pub fn encode_to<W: Write + Seek>(c: &Contents<'_>, out: &mut W) -> std::io::Result<()> {
     let p = c.keys.len();
     assert!(
         c.values.len() == p && c.levels_white.len() == p && c.levels_black.len() == p,
@@ -248,6 +269,7 @@ pub fn encode(c: &Contents<'_>) -> Vec<u8> {
     let layout = Layout::new(HEADER_LEN, 8, p, dictionary.len(), c.values_beta.is_some())
         .expect("a table fits in memory");
 
+    // The fixed-size sections, after a header left blank until the checksum is known.
     let mut bytes = vec![0u8; layout.dictionary_bytes];
     for (chunk, k) in bytes[layout.keys.clone()].chunks_exact_mut(8).zip(&c.keys) {
         chunk.copy_from_slice(&k.to_le_bytes());
@@ -269,20 +291,44 @@ pub fn encode(c: &Contents<'_>) -> Vec<u8> {
             &mut betas.iter().map(|v| distinct[&(v.numer(), v.denom())]),
         );
     }
-    let mut entries = Vec::new();
+    drop(distinct);
     let mut offsets = Vec::with_capacity(dictionary.len() + 1);
+    let mut at = 0u64;
     for v in &dictionary {
-        offsets.push(entries.len() as u64);
-        encode_value(v, &mut entries);
+        offsets.push(at);
+        at += encoded_len(v);
     }
-    offsets.push(entries.len() as u64);
+    offsets.push(at);
+    let entries_len = at;
     for (chunk, x) in bytes[layout.dictionary_index.clone()]
         .chunks_exact_mut(8)
         .zip(&offsets)
     {
         chunk.copy_from_slice(&x.to_le_bytes());
     }
-    bytes.extend_from_slice(&entries);
+    let file_len = bytes.len() as u64 + entries_len;
+
+    out.seek(SeekFrom::Start(0))?;
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&bytes[HEADER_LEN..]);
+    {
+        let mut w = BufWriter::with_capacity(1 << 20, &mut *out);
+        w.write_all(&bytes)?;
+        for batch in dictionary.chunks(ENCODE_BATCH) {
+            let encoded: Vec<u8> = batch
+                .par_iter()
+                .map(|v| {
+                    let mut e = Vec::with_capacity(encoded_len(v) as usize);
+                    encode_value(v, &mut e);
+                    e
+                })
+                .collect::<Vec<_>>()
+                .concat();
+            crc.update(&encoded);
+            w.write_all(&encoded)?;
+        }
+        w.flush()?;
+    }
 
     let max_level = |levels: &[u32]| {
         levels
@@ -320,15 +366,17 @@ pub fn encode(c: &Contents<'_>) -> Vec<u8> {
         .u64(layout.ranks_beta.as_ref().map_or(0, |r| r.start as u64))
         .u64(layout.dictionary_index.start as u64)
         .u64(layout.dictionary_bytes as u64)
-        .u64(bytes.len() as u64)
-        .u32(crc32fast::hash(&bytes[HEADER_LEN..]));
-    bytes[..HEADER_LEN].copy_from_slice(&h.finish());
-    bytes
+        .u64(file_len)
+        .u32(crc.finalize());
+    out.seek(SeekFrom::Start(0))?;
+    out.write_all(&h.finish())?;
+    out.seek(SeekFrom::End(0))?;
+    Ok(())
 }
 
-/// Encode a table and write it atomically to `path`.
+/// Encode a table and write it atomically to `path`, streaming ([`encode_to`]).
 pub fn write(path: &Path, contents: &Contents<'_>) -> Result<(), Error> {
-    crate::atomic::write_atomic(path, &encode(contents))
+    crate::atomic::write_atomic_with(path, |f| encode_to(contents, f))
 }
 
 /// An open, validated table file, memory-mapped.
@@ -876,6 +924,37 @@ mod tests {
         let path = dir.path().join("KRvK.bidtb");
         std::fs::write(&path, bytes).unwrap();
         Table::open(&path)
+    }
+
+    #[test]
+    fn a_streamed_file_is_the_image_in_memory() {
+        // Values whose byte lengths cross every case of `encoded_len`: zero, one, a byte
+        // boundary, a few limbs, and more values than one encoding batch.
+        let mut values = vec![v(0, 1), v(1, 1), v(255, 256), v(256, 257)];
+        let big = BigUint::from(7u8).pow(300);
+        values.extend(
+            (0..(ENCODE_BATCH as u64 + 5)).map(|k| Value::new(&big / 3u8 + k, big.clone())),
+        );
+        for v in &values {
+            let mut e = Vec::new();
+            encode_value(v, &mut e);
+            assert_eq!(e.len() as u64, encoded_len(v), "{v}");
+        }
+        // 8x8 KRvK has room for the 4,105 positions.
+        let c = Contents {
+            board: Board::new(8, 8).unwrap(),
+            raw_positions: 200_000,
+            ..contents(&values, None)
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("KRvK.bidtb");
+        write(&path, &c).unwrap();
+        let on_disk = std::fs::read(&path).unwrap();
+        assert_eq!(on_disk, encode(&c));
+        let t = Table::open(&path).unwrap();
+        for (i, want) in values.iter().enumerate() {
+            assert_eq!(&t.value(t.find(3 * i as u64 + 1).unwrap()).unwrap(), want);
+        }
     }
 
     #[test]

@@ -224,7 +224,7 @@ fn solutions_with_beta_apart_write_beta_where_it_differs() {
         .collect();
     sol.alpha_below_beta = (0..positions)
         .filter(|&g| betas[g] != *sol.values.value(g))
-        .map(|g| (g as u32, betas[g].clone()))
+        .map(|g| g as u32)
         .collect();
     assert!(!sol.alpha_below_beta.is_empty());
     let values = with_terminals(&sol, betas);

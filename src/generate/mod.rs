@@ -297,8 +297,9 @@ pub struct Solution {
     pub certificate: Option<Certificate>,
     /// β solved apart, where `certificate` does not prove it equal to α.
     pub beta: Option<UpperBound>,
-    /// Positions whose α is below their β, with β.
-    pub alpha_below_beta: Vec<(u32, Value)>,
+    /// Positions whose α is below their β (their β is in `beta`: the list holds no copy
+    /// of a value, which with four men would be gigabytes).
+    pub alpha_below_beta: Vec<u32>,
     /// Per-material results, in the index's order.
     pub classes: Vec<(Material, ClassReport)>,
     /// Stage timings.
@@ -547,14 +548,13 @@ pub fn solve_job(
         }
     };
     let (values, certificate, beta, details) = outcome;
-    let alpha_below_beta: Vec<(u32, Value)> = match &beta {
+    let alpha_below_beta: Vec<u32> = match &beta {
         Some(upper) => (0..graph.positions())
             .filter(|&p| values.value(p) != upper.values.value(p))
-            .map(|p| (p as u32, upper.values.value(p).clone()))
+            .map(|p| p as u32)
             .collect(),
         None => Vec::new(),
     };
-    debug_assert!(alpha_below_beta.iter().all(|(_, b)| !b.is_zero()));
     let classes = class_reports(
         &index,
         &graph,
@@ -628,7 +628,7 @@ fn class_reports(
     values: &Images,
     cert: Option<&Certificate>,
     beta: Option<&UpperBound>,
-    alpha_below_beta: &[(u32, Value)],
+    alpha_below_beta: &[u32],
     details: &Details,
 ) -> Vec<(Material, ClassReport)> {
     let iteration = match details {
@@ -695,7 +695,7 @@ fn class_reports(
                     Details::Solve(_) => Some(
                         alpha_below_beta
                             .iter()
-                            .filter(|(p, _)| range.contains(&(*p as usize)))
+                            .filter(|&&p| range.contains(&(p as usize)))
                             .count(),
                     ),
                     Details::Iterate(_) => None,

@@ -213,15 +213,15 @@ pub const ALPHA_BELOW_BETA_HEADING: &str =
 /// The lines of `alpha-below-beta.txt` for a job: material, FEN, α, β (no heading line).
 pub fn alpha_below_beta_lines(sol: &Solution) -> String {
     let mut out = String::new();
-    for (p, beta) in &sol.alpha_below_beta {
-        let p = *p as usize;
+    for &p in &sol.alpha_below_beta {
+        let p = p as usize;
         let pos = sol.index.position(p);
         out += &format!(
             "{} {} {} {}\n",
             pos.material(),
             crate::fen::write(sol.board, &pos),
             listed(sol.values.value(p)),
-            listed(beta)
+            listed(sol.beta_values().value(p))
         );
     }
     out

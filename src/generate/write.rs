@@ -28,12 +28,22 @@ pub fn write_tables(sol: &Solution, dir: &Path, accept_failed: bool) -> Result<u
     if !sol.certified() && !accept_failed {
         return Ok(0);
     }
-    let files: Vec<(PathBuf, Vec<u8>)> = contents
+    // Each file streams from the values (a table of 8x8 KBvKN is about 7 GB: assembled in
+    // memory beside the values, it did not fit in 24 GB).
+    let paths: Vec<PathBuf> = contents
         .iter()
-        .map(|c| (dir.join(table::file_name(c.material)), table::encode(c)))
+        .map(|c| dir.join(table::file_name(c.material)))
         .collect();
-    atomic::write_all_atomic(&files)?;
-    Ok(files.len())
+    let files: Vec<(&Path, atomic::Filler<'_>)> = paths
+        .iter()
+        .zip(&contents)
+        .map(|(path, c)| {
+            let fill: atomic::Filler<'_> = Box::new(move |f| table::encode_to(c, f));
+            (path.as_path(), fill)
+        })
+        .collect();
+    atomic::write_all_atomic_with(files)?;
+    Ok(paths.len())
 }
 
 /// An account of a failed certificate: what failed, how often, the first few positions.
