@@ -62,6 +62,10 @@ pub struct Control<'a> {
     /// The solve method: when its state was last saved, across the materials of a run (the
     /// period of `checkpoint_seconds` runs on across them).
     pub saved: SaveClock,
+    /// Raised by the driver's memory guard ([`crate::resources::MemoryGuard`]) when a job
+    /// holds more memory than it may: the job stops as on [`Control::stop`], but saves no
+    /// checkpoint (saving needs memory too), and the driver skips it.
+    pub over_memory: AtomicBool,
 }
 
 impl<'a> Control<'a> {
@@ -74,12 +78,18 @@ impl<'a> Control<'a> {
             resume: false,
             stop: self.stop,
             saved: SaveClock::default(),
+            over_memory: AtomicBool::new(self.is_over_memory()),
         }
     }
 
-    /// Whether the run has been asked to stop.
+    /// Whether the run has been asked to stop, or the job under way holds too much memory.
     pub fn stopping(&self) -> bool {
-        self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+        self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) || self.is_over_memory()
+    }
+
+    /// Whether the memory guard stopped the job under way.
+    pub fn is_over_memory(&self) -> bool {
+        self.over_memory.load(Ordering::Relaxed)
     }
 }
 

@@ -270,6 +270,95 @@ pub fn check(needed: u64, what: &str) -> Result<(), Error> {
     }
 }
 
+/// The process's anonymous resident memory now (Linux `RssAnon`: the heap, without the
+/// pages of memory-mapped tables, which the kernel can drop), in bytes.
+pub fn anonymous_bytes() -> Option<u64> {
+    Some(status_kb("RssAnon")? * 1024)
+}
+
+/// How often the memory guard looks.
+const GUARD_PERIOD: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// The limit the memory guard holds a job to: `BIDTB_MEMORY_GUARD` if set (a size, as
+/// `BIDTB_MEMORY_LIMIT`), else all the memory the process may count on (see
+/// [`check`]); None when neither is known. An unparsable `BIDTB_MEMORY_GUARD` is an
+/// error naming the accepted forms.
+pub fn guard_limit() -> Result<Option<u64>, Error> {
+    match std::env::var_os("BIDTB_MEMORY_GUARD") {
+        Some(raw) => {
+            let text = raw.to_string_lossy();
+            parse_size(&text).map(Some).ok_or_else(|| {
+                Error::Usage(format!(
+                    "BIDTB_MEMORY_GUARD={text:?} is not a size: give {SIZE_FORMS}"
+                ))
+            })
+        }
+        None => Ok(usable_bytes().map(|(bytes, _)| bytes)),
+    }
+}
+
+/// Watches the process's anonymous resident memory while a job runs, and raises `flag`
+/// (a [`crate::progress::Control`]'s `over_memory`) once it passes `limit`: the estimate
+/// decides before a job starts, the guard while it runs, so that a job the estimate let
+/// through but that needs more (8x8 KBvKN: estimated 11 GiB, measured 19 GiB) stops
+/// cleanly instead of being killed by the kernel. The highest amount seen is kept for the
+/// message.
+pub struct MemoryGuard<'a> {
+    limit: u64,
+    flag: &'a std::sync::atomic::AtomicBool,
+    highest: std::sync::atomic::AtomicU64,
+    done: std::sync::atomic::AtomicBool,
+}
+
+impl<'a> MemoryGuard<'a> {
+    /// A guard of `limit` bytes raising `flag`.
+    pub fn new(limit: u64, flag: &'a std::sync::atomic::AtomicBool) -> MemoryGuard<'a> {
+        MemoryGuard {
+            limit,
+            flag,
+            highest: std::sync::atomic::AtomicU64::new(0),
+            done: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// Run `work` with the guard watching from a thread of its own (with a small stack;
+    /// where no thread can be started, under a tight `ulimit -v`, the work runs unguarded
+    /// and the estimate alone decides).
+    pub fn watch<T>(&self, work: impl FnOnce() -> T) -> T {
+        use std::sync::atomic::Ordering::Relaxed;
+        std::thread::scope(|scope| {
+            let watcher = std::thread::Builder::new()
+                .name("memory guard".into())
+                .stack_size(64 << 10)
+                .spawn_scoped(scope, || {
+                    while !self.done.load(Relaxed) {
+                        if let Some(now) = anonymous_bytes() {
+                            self.highest.fetch_max(now, Relaxed);
+                            if now > self.limit {
+                                self.flag.store(true, Relaxed);
+                            }
+                        }
+                        std::thread::sleep(GUARD_PERIOD);
+                    }
+                });
+            let out = work();
+            self.done.store(true, Relaxed);
+            drop(watcher);
+            out
+        })
+    }
+
+    /// Why the job was stopped, for messages: what it held against the limit.
+    pub fn reason(&self) -> String {
+        format!(
+            "stopped while running: it held {} MB of memory, above the {} MB it may use \
+             (BIDTB_MEMORY_GUARD, or the memory available)",
+            mb(self.highest.load(std::sync::atomic::Ordering::Relaxed)),
+            mb(self.limit)
+        )
+    }
+}
+
 /// The process's peak resident memory since the last [`reset_peak`], in MiB (Linux).
 pub fn peak_mib() -> Option<u64> {
     Some(status_kb("VmHWM")? / 1024)

@@ -9,8 +9,11 @@
 //! other material.
 
 use super::{Control, Known, Method, Observer, Options, Run, Solution, Solved, solve_job};
+use std::sync::atomic::Ordering;
+
 use crate::error::Error;
 use crate::material::Material;
+use crate::resources::MemoryGuard;
 use crate::value::Imaged;
 
 /// Where finished materials go and where later jobs read their exits from.
@@ -197,6 +200,7 @@ pub fn run(
     let total = jobs.len();
     let mut done = Vec::new();
     let mut skipped: Vec<Skipped> = Vec::new();
+    let guard_limit = crate::resources::guard_limit()?;
     for (k, materials) in jobs.into_iter().enumerate() {
         let name = materials
             .iter()
@@ -213,10 +217,31 @@ pub fn run(
         }
         obs.material(k + 1, total, &name);
         store.prepare(&Material::next_outside(&materials))?;
-        match solve_or_start_over(options, &materials, &name, obs, control, &*store)? {
+        control.over_memory.store(false, Ordering::Relaxed);
+        let guard = guard_limit.map(|limit| MemoryGuard::new(limit, &control.over_memory));
+        let solved = match &guard {
+            Some(guard) => guard
+                .watch(|| solve_or_start_over(options, &materials, &name, obs, control, &*store)),
+            None => solve_or_start_over(options, &materials, &name, obs, control, &*store),
+        };
+        match solved? {
             Run::Finished(sol) => {
                 obs.finished(k + 1, total, &finished_line(&sol));
                 store.keep(*sol)?
+            }
+            Run::Interrupted { .. }
+                if control.is_over_memory()
+                    && !control.stop.is_some_and(|s| s.load(Ordering::Relaxed)) =>
+            {
+                // Stopped by the guard, not asked to: skipped like a job refused up front.
+                let reason = guard.map_or_else(String::new, |g| g.reason());
+                control.over_memory.store(false, Ordering::Relaxed);
+                obs.skipped(k + 1, total, &name, &reason);
+                skipped.push(Skipped {
+                    materials: materials.iter().map(Material::to_string).collect(),
+                    reason,
+                });
+                continue;
             }
             Run::Interrupted { n, checkpoint } => {
                 return Ok(Driven::Interrupted {

@@ -76,6 +76,9 @@ pub enum Run {
 /// Where a solve run's checkpoints go, and the last one written.
 struct Checkpoints<'a> {
     dir: Option<&'a Path>,
+    /// Raised when the job holds too much memory: then nothing is saved (a save needs
+    /// memory too), and the driver skips the job.
+    over_memory: &'a std::sync::atomic::AtomicBool,
     job: Job<'a>,
     obs: &'a dyn Observer,
     saved: Mutex<Option<PathBuf>>,
@@ -88,6 +91,9 @@ impl Checkpoints<'_> {
         let Some(dir) = self.dir else {
             return;
         };
+        if self.over_memory.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
         // One save at a time (systems refined in parallel may both find a save due).
         let Ok(mut saved) = self.saved.lock() else {
             return;
@@ -221,6 +227,7 @@ pub fn run(
     let mut kept = kept.into_iter();
     let keep = Checkpoints {
         dir,
+        over_memory: &control.over_memory,
         job,
         obs,
         saved: Mutex::new(None),
