@@ -35,6 +35,12 @@ pub(super) struct Args {
     /// DIR/FxR/quiescent.txt).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(3..=4))]
     pub pieces: u8,
+    /// With --pieces 4: make the rows from tables already generated in DIR (DIR/FxR/M.bidtb
+    /// and the record DIR/FxR/M.json that `generate` writes beside each) instead of solving,
+    /// for boards too large to solve in one process with every material in memory (8x8).
+    /// Materials without a certified table and record there are listed as skipped.
+    #[arg(long, value_name = "DIR")]
+    pub from_tables: Option<PathBuf>,
 }
 
 /// Run `work` with a stop flag that is raised `max_seconds` after the start (the work then
@@ -140,6 +146,12 @@ fn plots(rows: &[Row]) -> Vec<(&'static str, String)> {
 
 pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let boards = atlas::parse_boards(&args.boards).map_err(|e| (2, e))?;
+    if args.from_tables.is_some() && args.pieces != 4 {
+        return Err((
+            2,
+            Error::Usage("--from-tables makes the four-piece atlas: give --pieces 4".into()),
+        ));
+    }
     bidtb::dirlock::ensure_dir(&args.out).map_err(|e| (2, e))?;
     if args.pieces == 4 {
         return super::atlas4::run(&args, &boards);

@@ -11,10 +11,13 @@ use bidtb::atomic;
 use bidtb::error::Error;
 use bidtb::generate::atlas::{self, Row};
 use bidtb::generate::driver::{self, Driven, InMemory, Store};
+use bidtb::generate::report::MaterialRecord;
 use bidtb::generate::{Known, Options, Solution, Solved, report};
 use bidtb::geometry::Board;
 use bidtb::material::Material;
 use bidtb::progress::Silent;
+use bidtb::table::Table;
+use std::path::Path;
 
 use super::atlas::Args;
 
@@ -77,20 +80,73 @@ fn census(board: Board, args: &Args) -> Result<BoardCensus, Error> {
         }
         Err(e) => return Err(e),
     };
+    write_lists(board, args, &store.alpha_below_beta, &store.quiescent)?;
+    Ok((Ok(store.rows), skipped))
+}
+
+/// A board's rows from the tables and records in `tables` (`--from-tables`), with the
+/// position lists written as [`census`] writes them; the materials without a certified
+/// table and record there are skipped.
+fn from_tables(board: Board, tables: &Path, args: &Args) -> Result<BoardCensus, Error> {
+    let source = tables.join(board.to_string());
+    let mut rows = Vec::new();
+    let mut skipped = Vec::new();
+    let (mut alpha_below_beta, mut quiescent) = (String::new(), String::new());
+    for m in Material::all_up_to(4) {
+        let record = source.join(format!("{m}.json"));
+        let table = source.join(bidtb::table::file_name(m));
+        let read = || -> Result<(MaterialRecord, Table), String> {
+            let text = std::fs::read_to_string(&record)
+                .map_err(|e| format!("no record {}: {e}", record.display()))?;
+            let r: MaterialRecord = serde_json::from_str(&text)
+                .map_err(|e| format!("{} does not parse: {e}", record.display()))?;
+            let t = Table::open(&table).map_err(|e| e.to_string())?;
+            let info = t.info();
+            if info.board != board || info.material != m || !info.certified() {
+                return Err(format!(
+                    "{} is not a certified table of {m} on {board}",
+                    table.display()
+                ));
+            }
+            Ok((r, t))
+        };
+        match read() {
+            Ok((record, table)) => {
+                rows.push(atlas::row_from_table(&record, &table)?);
+                alpha_below_beta += &record.alpha_below_beta;
+                quiescent += &record.quiescent;
+            }
+            Err(reason) => skipped.push(driver::Skipped {
+                materials: vec![m.to_string()],
+                reason,
+            }),
+        }
+    }
+    write_lists(board, args, &alpha_below_beta, &quiescent)?;
+    Ok((Ok(rows), skipped))
+}
+
+/// Write a board's lists of the positions with α < β and of the quiescent ones.
+fn write_lists(
+    board: Board,
+    args: &Args,
+    alpha_below_beta: &str,
+    quiescent: &str,
+) -> Result<(), Error> {
     let dir = args.out.join(board.to_string());
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let lists = [
         (
             "alpha-below-beta.txt",
             report::ALPHA_BELOW_BETA_HEADING,
-            &store.alpha_below_beta,
+            alpha_below_beta,
         ),
-        ("quiescent.txt", report::QUIESCENT_HEADING, &store.quiescent),
+        ("quiescent.txt", report::QUIESCENT_HEADING, quiescent),
     ];
     for (name, heading, body) in lists {
         atomic::write_atomic(&dir.join(name), format!("{heading}{body}").as_bytes())?;
     }
-    Ok((Ok(store.rows), skipped))
+    Ok(())
 }
 
 /// The material of a four-piece row (its one class).
@@ -268,7 +324,9 @@ pub(super) fn run(args: &Args, boards: &[Board]) -> Result<(), (u8, Error)> {
     let mut skipped: Vec<(String, String)> = Vec::new();
     for &board in boards {
         let saved = args.out.join(board.to_string()).join("atlas4-rows.json");
-        if let Ok(text) = std::fs::read_to_string(&saved)
+        // Rows from tables are made afresh (the tables may have grown since).
+        if args.from_tables.is_none()
+            && let Ok(text) = std::fs::read_to_string(&saved)
             && let Ok(mut kept) = serde_json::from_str::<Vec<Row>>(&text)
         {
             say(format!("{board}: reusing {}", saved.display()));
@@ -277,7 +335,11 @@ pub(super) fn run(args: &Args, boards: &[Board]) -> Result<(), (u8, Error)> {
         }
         crate::release_free_memory();
         let started = Instant::now();
-        let (result, dropped) = census(board, args).map_err(|e| (1, e))?;
+        let (result, dropped) = match &args.from_tables {
+            Some(tables) => from_tables(board, tables, args),
+            None => census(board, args),
+        }
+        .map_err(|e| (1, e))?;
         for s in dropped {
             skipped.push((format!("{board} {}", s.materials.join(", ")), s.reason));
         }

@@ -195,6 +195,85 @@ pub fn row(sol: &Solution, seconds: f64, peak_mib: Option<u64>) -> Row {
     }
 }
 
+/// The row of one material from its table and the record its run wrote beside it
+/// (`DIR/FxR/M.json`), for boards too large to solve in one process with every material
+/// kept in memory (8x8 four pieces): the counts come from the record, the largest
+/// denominator of α and the first position holding it (in the table's order, which is the
+/// index's) from the table, the distinct values of α from its ranks. On boards that
+/// [`row`] can make, both give the same row apart from the time and memory.
+pub fn row_from_table(
+    record: &crate::generate::report::MaterialRecord,
+    table: &crate::table::Table,
+) -> Result<Row, Error> {
+    let info = table.info();
+    let r = &record.report;
+    // α's ranks: which dictionary entries α uses, and the largest denominator among them
+    // (compared by length first, exactly only among the longest).
+    let mut used = vec![false; info.dictionary_len];
+    for i in 0..table.len() {
+        used[table.rank(i) as usize] = true;
+    }
+    let ranks: Vec<usize> = (0..used.len()).filter(|&k| used[k]).collect();
+    let bits: Vec<u64> = ranks
+        .par_iter()
+        .map(|&k| Ok(table.dictionary_value_as_stored(k)?.denom().bits()))
+        .collect::<Result<_, Error>>()?;
+    let longest = bits.iter().copied().max().unwrap_or(0);
+    let mut den = BigUint::one();
+    let mut holding: Vec<u32> = Vec::new();
+    for (&k, _) in ranks.iter().zip(&bits).filter(|(_, b)| **b == longest) {
+        let d = table.dictionary_value_as_stored(k)?.denom().clone();
+        match d.cmp(&den) {
+            Ordering::Greater => {
+                den = d;
+                holding = vec![k as u32];
+            }
+            Ordering::Equal => holding.push(k as u32),
+            Ordering::Less => {}
+        }
+    }
+    let holder = (0..table.len()).find(|&i| holding.contains(&table.rank(i)));
+    let position =
+        holder.and_then(|i| crate::index::position_of_key(info.board, info.material, table.key(i)));
+    let mut classes = BTreeMap::new();
+    classes.insert(
+        record.material.clone(),
+        ClassRow {
+            canonical_positions: r.canonical_positions,
+            positions: r.positions,
+            zugzwangs: r.zugzwangs.unwrap_or(0),
+            max_denominator_digits: r.max_denominator_digits,
+        },
+    );
+    let quiescent_not_half = record
+        .quiescent
+        .lines()
+        .filter(|l| l.split(' ').nth(2) != Some("1/2"))
+        .count();
+    Ok(Row {
+        board: info.board.to_string(),
+        canonical_positions: r.canonical_positions,
+        positions: r.positions,
+        distinct_values: ranks.len(),
+        max_denominator_digits: den.to_string().len(),
+        max_denominator_factors: factor(&den),
+        max_denominator_position: position.map_or("–".into(), |pos| {
+            format!("{} {}", pos.material(), crate::fen::write(info.board, &pos))
+        }),
+        quiescent: r.quiescent.unwrap_or(0),
+        quiescent_not_half,
+        zugzwangs: r.zugzwangs.unwrap_or(0),
+        alpha_below_beta: r.alpha_below_beta.unwrap_or(0),
+        max_level_white: r.max_level_white.unwrap_or(0),
+        max_level_black: r.max_level_black.unwrap_or(0),
+        first_richman_iteration: info.first_richman_iteration,
+        method: record.method.to_string(),
+        seconds: record.cost.seconds,
+        peak_mib: record.cost.peak_mib,
+        classes,
+    })
+}
+
 /// The boards of a range `2x2..10x10` (every F x R with F and R between the ends) or a
 /// comma-separated list `8x8,9x9`.
 pub fn parse_boards(text: &str) -> Result<Vec<Board>, Error> {
