@@ -107,6 +107,11 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Print every value exactly. By default the text shows values of more than 60
+        /// digits (8x8 four-piece tables hold values of thousands) by their first decimals
+        /// and their digit counts; --json always gives them exactly.
+        #[arg(long)]
+        full: bool,
         /// With whole chips: White's and Black's holdings, W:B (e.g. 100:100), read from
         /// the chip tables of W + B chips (`bidtb chips --chips W+B`): who wins, the bid to
         /// make and what to do with a bid won, and the thresholds (docs/CHIPS.md).
@@ -339,6 +344,7 @@ pub fn main() -> ExitCode {
         Command::Query {
             tables,
             json,
+            full,
             chips,
             tiebreak,
             fen,
@@ -347,7 +353,12 @@ pub fn main() -> ExitCode {
                 TieBreak::White => bidtb::material::Color::White,
                 TieBreak::Black => bidtb::material::Color::Black,
             };
-            query::run(&tables, json, chips.map(|c| (c, marker)), &fen.join(" "))
+            let format = match (json, full) {
+                (true, _) => query::Format::Json,
+                (false, true) => query::Format::Full,
+                (false, false) => query::Format::Text,
+            };
+            query::run(&tables, format, chips.map(|c| (c, marker)), &fen.join(" "))
         }
         Command::Map {
             tables,

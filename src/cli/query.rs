@@ -5,6 +5,7 @@ use std::path::Path;
 
 use bidtb::error::Error;
 use bidtb::fen;
+use bidtb::generate::report;
 use bidtb::material::{Color, Material};
 use bidtb::probe::chips::{ChipAdvice, ChipOutcome};
 use bidtb::probe::{self, MoveInfo, Probe, Tablebase};
@@ -44,9 +45,51 @@ fn level(l: Option<u32>) -> String {
     l.map_or("unreached".into(), |l| l.to_string())
 }
 
+/// How `query` prints its answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Text, values over [`report::LISTED_DIGITS`] digits by their first decimals.
+    Text,
+    /// Text, every value exact.
+    Full,
+    /// One JSON object, every value exact.
+    Json,
+}
+
+/// A value as the text shows it: `p/q`, or for a value of more than
+/// [`report::LISTED_DIGITS`] digits (unless `full`) as the lists show it: its first
+/// decimals and the digits of its denominator, `≈0.866004645245…/3484`.
+fn shown(v: &Value, full: bool) -> String {
+    if full {
+        probe::fraction(v)
+    } else {
+        report::listed(v)
+    }
+}
+
+/// A signed fraction (a bid) as the text shows it, a long one approximately and with the
+/// digits of its denominator, like [`shown`] (a display only: nothing is decided from it).
+fn shown_signed(v: &num_rational::BigRational, full: bool) -> String {
+    let exact = probe::signed_fraction(v);
+    if full || exact.len() <= report::LISTED_DIGITS {
+        return exact;
+    }
+    use num_traits::ToPrimitive;
+    format!(
+        "≈{:.12}…/{}",
+        v.to_f64().unwrap_or(f64::NAN),
+        v.denom().to_string().len()
+    )
+}
+
 /// One line per move; `*` marks the moves whose `key` (α for White, β for Black) equals
 /// the best move's.
-fn move_lines(moves: &[MoveInfo], key: fn(&MoveInfo) -> &Value, closure: &str) -> String {
+fn move_lines(
+    moves: &[MoveInfo],
+    key: fn(&MoveInfo) -> &Value,
+    closure: &str,
+    full: bool,
+) -> String {
     let mut out = String::new();
     let best = moves.first().map(key);
     for m in moves {
@@ -54,31 +97,31 @@ fn move_lines(moves: &[MoveInfo], key: fn(&MoveInfo) -> &Value, closure: &str) -
         out += &format!(
             "  {mark} {:<7} {:<24} {:<18} {closure} level {}",
             m.uci,
-            probe::fraction(&m.value),
+            shown(&m.value, full),
             probe::decimal(&m.value, 12),
             level(m.level)
         );
         if let Some(beta) = &m.beta {
-            out += &format!("  beta {}", probe::fraction(beta));
+            out += &format!("  beta {}", shown(beta, full));
         }
         out.push('\n');
     }
     out
 }
 
-fn human(p: &Probe, placement: &str) -> String {
+fn human(p: &Probe, placement: &str, full: bool) -> String {
     let mut out = format!("{} {}  {}\n\n", p.board, p.class, p.fen);
     out += &diagram(placement);
     out += &format!(
         "\nvalue      {} = {}\n",
-        probe::fraction(&p.value),
+        shown(&p.value, full),
         probe::decimal(&p.value, 20)
     );
     if let Some(beta) = &p.beta {
         out += &format!(
             "beta       {} = {}\n           (alpha < beta: the value above is alpha, where \
              play that never ends counts for Black; beta counts it for White)\n",
-            probe::fraction(beta),
+            shown(beta, full),
             probe::decimal(beta, 20)
         );
     }
@@ -87,18 +130,18 @@ fn human(p: &Probe, placement: &str) -> String {
             let beta = m
                 .beta
                 .as_ref()
-                .map_or(String::new(), |b| format!(" (beta {})", probe::fraction(b)));
-            format!("{} -> {}{beta}", m.uci, probe::fraction(&m.value))
+                .map_or(String::new(), |b| format!(" (beta {})", shown(b, full)));
+            format!("{} -> {}{beta}", m.uci, shown(&m.value, full))
         })
     };
     out += &format!("White best {}\n", best(p.best_white()));
     out += &format!("Black best {}\n", best(p.best_black()));
     out += &format!(
         "bid        {} of the money (each player bids this)\n",
-        probe::signed_fraction(&p.bid)
+        shown_signed(&p.bid, full)
     );
     if let Some(bid) = &p.bid_beta {
-        out += &format!("bid beta   {}\n", probe::signed_fraction(bid));
+        out += &format!("bid beta   {}\n", shown_signed(bid, full));
     }
     out += &format!(
         "zugzwang   {}\n",
@@ -118,11 +161,11 @@ fn human(p: &Probe, placement: &str) -> String {
     }
     if !p.white.is_empty() {
         out += "\nWhite's moves (best first; * = greedy):\n";
-        out += &move_lines(&p.white, MoveInfo::lower, "T");
+        out += &move_lines(&p.white, MoveInfo::lower, "T", full);
     }
     if !p.black.is_empty() {
         out += "\nBlack's moves (best first; * = greedy):\n";
-        out += &move_lines(&p.black, MoveInfo::upper, "T'");
+        out += &move_lines(&p.black, MoveInfo::upper, "T'", full);
     }
     out
 }
@@ -187,7 +230,7 @@ fn chip_lines(a: &ChipAdvice) -> String {
 
 pub(super) fn run(
     dir: &Path,
-    json: bool,
+    format: Format,
     chips: Option<((u32, u32), Color)>,
     text: &str,
 ) -> Result<(), (u8, Error)> {
@@ -204,14 +247,14 @@ pub(super) fn run(
         None => None,
     };
     let placement = bidtb::fen::placement(parsed.board, &parsed.position);
-    let out = if json {
+    let out = if format == Format::Json {
         let mut v = probe.to_json();
         if let Some(a) = &advice {
             v["chips"] = a.to_json();
         }
         format!("{v}\n")
     } else {
-        let mut text = human(&probe, &placement);
+        let mut text = human(&probe, &placement, format == Format::Full);
         if let Some(a) = &advice {
             text += &chip_lines(a);
         }
@@ -235,5 +278,21 @@ mod tests {
         let wide = diagram("11k/K11");
         assert!(wide.contains("k\n"), "{wide}");
         assert!(wide.contains("a b c d e f g h i j k l"), "{wide}");
+    }
+
+    #[test]
+    fn long_values_are_shown_by_decimals_unless_full() {
+        use num_bigint::{BigInt, BigUint};
+        assert_eq!(shown(&Value::small(7463, 8192), false), "7463/8192");
+        let den = BigUint::from(3u8).pow(200);
+        let long = Value::new(&den / BigUint::from(4u8), den.clone());
+        let digits = den.to_string().len();
+        assert_eq!(shown(&long, false), format!("≈0.249999999999…/{digits}"));
+        assert_eq!(shown(&long, true), long.fraction());
+        let bid = num_rational::BigRational::new(BigInt::from(-1), BigInt::from(den));
+        assert!(shown_signed(&bid, false).starts_with("≈-0.000000000000…/"));
+        assert_eq!(shown_signed(&bid, true), format!("-1/{}", bid.denom()));
+        let small = num_rational::BigRational::new(BigInt::from(-3), BigInt::from(64));
+        assert_eq!(shown_signed(&small, false), "-3/64");
     }
 }
