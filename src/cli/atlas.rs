@@ -35,10 +35,12 @@ pub(super) struct Args {
     /// DIR/FxR/quiescent.txt).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(3..=4))]
     pub pieces: u8,
-    /// With --pieces 4: make the rows from tables already generated in DIR (DIR/FxR/M.bidtb
-    /// and the record DIR/FxR/M.json that `generate` writes beside each) instead of solving,
-    /// for boards too large to solve in one process with every material in memory (8x8).
-    /// Materials without a certified table and record there are listed as skipped.
+    /// With --pieces 4: make the rows of each board that has a directory DIR/FxR from the
+    /// tables already generated there (DIR/FxR/M.bidtb and the record DIR/FxR/M.json that
+    /// `generate` writes beside each) instead of solving, for boards too large to solve in
+    /// one process with every material in memory (8x8); the other boards are solved (or
+    /// their saved rows reused) as without it. Materials without a certified table and
+    /// record there are listed as skipped.
     #[arg(long, value_name = "DIR")]
     pub from_tables: Option<PathBuf>,
 }

@@ -324,8 +324,13 @@ pub(super) fn run(args: &Args, boards: &[Board]) -> Result<(), (u8, Error)> {
     let mut skipped: Vec<(String, String)> = Vec::new();
     for &board in boards {
         let saved = args.out.join(board.to_string()).join("atlas4-rows.json");
-        // Rows from tables are made afresh (the tables may have grown since).
-        if args.from_tables.is_none()
+        // A board whose tables are given is made afresh from them (they may have grown
+        // since); the others' saved rows are reused.
+        let tables = args
+            .from_tables
+            .as_ref()
+            .filter(|dir| dir.join(board.to_string()).is_dir());
+        if tables.is_none()
             && let Ok(text) = std::fs::read_to_string(&saved)
             && let Ok(mut kept) = serde_json::from_str::<Vec<Row>>(&text)
         {
@@ -335,7 +340,7 @@ pub(super) fn run(args: &Args, boards: &[Board]) -> Result<(), (u8, Error)> {
         }
         crate::release_free_memory();
         let started = Instant::now();
-        let (result, dropped) = match &args.from_tables {
+        let (result, dropped) = match tables {
             Some(tables) => from_tables(board, tables, args),
             None => census(board, args),
         }
