@@ -95,6 +95,23 @@ pub fn inverse_mod(p: &BigUint, q: &BigUint) -> Option<BigUint> {
     Some(from_dashu(&b))
 }
 
+/// The number of decimal digits of `n` (1 for zero), from its bits and one comparison
+/// with a power of ten, without printing it.
+pub fn decimal_digits(n: &BigUint) -> usize {
+    if n.is_zero() {
+        return 1;
+    }
+    // 10^k ≤ 2^(bits-1) ≤ n for k = floor((bits-1)·log10 2), less a margin for rounding.
+    let k = (((n.bits() - 1) as f64 * std::f64::consts::LOG10_2) as usize).saturating_sub(1);
+    let mut digits = k + 1;
+    let mut power = BigUint::from(10u8).pow(digits as u32);
+    while &power <= n {
+        power *= 10u8;
+        digits += 1;
+    }
+    digits
+}
+
 /// Whether `v` is in lowest terms.
 pub fn is_reduced(v: &Value) -> bool {
     gcd(v.numer(), v.denom()).is_one()

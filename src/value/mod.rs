@@ -110,24 +110,25 @@ impl Value {
     /// truncated and marked with `…`.
     pub fn decimal(&self, digits: usize) -> String {
         let (n, d) = (self.numer(), self.denom());
-        let mut rem = n % d;
-        let mut out = format!("{}.", n / d);
-        let ten = BigUint::from(10u8);
-        for _ in 0..digits {
-            if rem.is_zero() {
-                break;
-            }
-            rem *= &ten;
-            out += &(&rem / d).to_string();
-            rem %= d;
+        // One division for all the places: floor(frac · 10^digits), and whether it is exact.
+        let scaled = (n % d) * BigUint::from(10u8).pow(digits as u32);
+        let (places, rest) = (&scaled / d, &scaled % d);
+        let mut places = format!("{places:0>digits$}");
+        if rest.is_zero() {
+            // The expansion ends here: no trailing zeros.
+            places.truncate(places.trim_end_matches('0').len());
         }
-        if out.ends_with('.') {
-            out.push('0');
+        if places.is_empty() {
+            places.push('0');
         }
-        if !rem.is_zero() {
-            out.push('…');
-        }
-        out
+        let mark = if rest.is_zero() { "" } else { "…" };
+        format!("{}.{places}{mark}", n / d)
+    }
+
+    /// The number of decimal digits of the denominator, without printing it (printing a
+    /// number of thousands of digits costs far more than this).
+    pub fn denominator_digits(&self) -> usize {
+        arith::decimal_digits(self.denom())
     }
 
     /// The rational itself.
@@ -171,6 +172,61 @@ mod tests {
         assert_eq!(v(0, 1).fraction(), "0/1");
         assert_eq!(v(2, 4).to_string(), "1/2");
         assert_eq!(v(1, 1).to_string(), "1");
+    }
+
+    /// The expansion digit by digit, as it was computed before: the oracle of the one
+    /// division.
+    fn long_division(v: &Value, digits: usize) -> String {
+        let (n, d) = (v.numer(), v.denom());
+        let mut rem = n % d;
+        let mut out = format!("{}.", n / d);
+        for _ in 0..digits {
+            if rem.is_zero() {
+                break;
+            }
+            rem *= 10u8;
+            out += &(&rem / d).to_string();
+            rem %= d;
+        }
+        if out.ends_with('.') {
+            out.push('0');
+        }
+        if !rem.is_zero() {
+            out.push('…');
+        }
+        out
+    }
+
+    #[test]
+    fn one_division_gives_the_long_division() {
+        let big = BigUint::from(3u8).pow(300);
+        let mut values: Vec<Value> = (0..=64u64)
+            .flat_map(|d| (0..=d).map(move |n| (n, d.max(1))))
+            .map(|(n, d)| Value::small(n.min(d), d))
+            .collect();
+        values.push(Value::new(&big / 7u8, big.clone()));
+        values.push(Value::new(BigUint::from(1u8), big.clone()));
+        values.push(Value::new(&big - 1u8, big.clone()));
+        for v in &values {
+            for digits in [0, 1, 3, 12, 20] {
+                assert_eq!(v.decimal(digits), long_division(v, digits), "{v} {digits}");
+            }
+        }
+    }
+
+    #[test]
+    fn digit_counts_without_printing() {
+        let mut numbers: Vec<BigUint> = (0..200u32).map(BigUint::from).collect();
+        for k in 1..120u32 {
+            let p = BigUint::from(10u8).pow(k);
+            numbers.extend([&p - 1u8, p.clone(), &p + 1u8, &p * 7u8]);
+            numbers.push(BigUint::from(2u8).pow(k * 10) - 1u8);
+            numbers.push(BigUint::from(2u8).pow(k * 10));
+        }
+        numbers.push(BigUint::from(3u8).pow(12_000));
+        for n in &numbers {
+            assert_eq!(arith::decimal_digits(n), n.to_string().len(), "{n}");
+        }
     }
 
     #[test]
