@@ -10,8 +10,14 @@ Several summaries: the census across boards, one row per material and one column
 (`digits / alpha<beta / zugzwangs`), then each board's positions, seconds and peak memory.
 
     scripts/figures.py tables/6x6/summary.json
-    scripts/figures.py tables/{4x4,5x5,6x6,7x7}/summary.json
+    scripts/figures.py tables/{4x4,5x5,6x6,7x7}/summary.json tables/8x8
+
+A directory stands for a board whose materials were made by several runs (8x8): its
+records DIR/FxR/M.json, one per material, make its column; materials without a record are
+shown as `–`, and the board's seconds are the sum of its materials' jobs.
 """
+import glob
+import os
 import json
 import sys
 
@@ -64,8 +70,27 @@ def census(ds):
         print(f"| {name} | " + " | ".join(f(d) for d in ds) + " |")
 
 
+def from_records(path):
+    """A summary-like view of the records in a board's directory."""
+    records = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(path, "K*.json")))]
+    return {
+        "board": os.path.basename(os.path.normpath(path)),
+        "materials": [r["material"] for r in records],
+        "classes": {r["material"]: r["report"] for r in records},
+        "costs": {r["material"]: r["cost"] for r in records},
+        "seconds": sum(r["cost"]["seconds"] for r in records),
+        "alpha_below_beta": sum(r["report"].get("alpha_below_beta") or 0 for r in records),
+        "certified": all(r["report"].get("certified_alpha") and r["report"].get("certified_beta")
+                         for r in records),
+    }
+
+
+def load(path):
+    return from_records(path) if os.path.isdir(path) else json.load(open(path))
+
+
 if __name__ == "__main__":
-    summaries = [json.load(open(p)) for p in sys.argv[1:]]
+    summaries = [load(p) for p in sys.argv[1:]]
     if len(summaries) == 1:
         one(summaries[0])
     else:
