@@ -502,8 +502,10 @@ mod tests {
     /// Four men on 8x8, each material alone in a run of many (`generate --material ...`,
     /// peak per job, 2026-11-23). The estimate follows the material's own 7x7 figures:
     /// within 15 % of the peaks of the materials with small values, and above KBNvK's
-    /// (where β is solved apart at 60 % of the positions). It is below KBvKN's (19 GiB:
-    /// its denominators grew 14.8-fold from 7x7, not fivefold), which the guard stops.
+    /// (where β is solved apart at 60 % of the positions) and those of the pawn materials
+    /// it admits (KQPvK 6,944 MiB, KQvKP 7,078, KRPvK 5,698). It is below KBvKN's (13,778
+    /// MiB: its denominators grew 14.8-fold from 7x7, not fivefold), which is what the
+    /// guard is for.
     #[test]
     fn the_estimate_follows_each_material_on_8x8() {
         let m = |name: &str| name.parse::<Material>().unwrap();
@@ -521,7 +523,11 @@ mod tests {
             (measured..measured * 115 / 100).contains(&e),
             "KBNvK: {e} MiB"
         );
-        assert!(est(1_906_192, "KBvKN") < 19_456);
+        for (name, measured) in [("KQPvK", 6_944), ("KQvKP", 7_078), ("KRPvK", 5_698)] {
+            let e = est(5_999_680, name);
+            assert!((measured..measured * 2).contains(&e), "{name}: {e} MiB");
+        }
+        assert!(est(1_906_192, "KBvKN") < 13_778);
     }
 
     #[test]
