@@ -220,7 +220,11 @@ fn findings(rows: &[Row]) -> String {
 fn markdown(rows: &[Row], skipped: &[(String, String)]) -> String {
     let mut out = format!(
         "# The four-piece atlas\n\nWritten by `bidtb atlas --pieces 4`: every material up to four men on each \
-         board, solved and proved one at a time (--method solve).\n\n{}## By board and material\n\n",
+         board, solved and proved one at a time (--method solve). The rows of boards too large to \
+         solve in one process with every material in memory are made with `--from-tables DIR` \
+         from tables generated beforehand (`bidtb generate`, one job per material): their \
+         seconds and peak memory are each material's own job's, and a material without a \
+         certified table there is listed as skipped.\n\n{}## By board and material\n\n",
         findings(rows)
     );
     out += &String::from(
