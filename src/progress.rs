@@ -64,8 +64,10 @@ pub struct Control<'a> {
     pub saved: SaveClock,
     /// Raised by the driver's memory guard ([`crate::resources::MemoryGuard`]) when a job
     /// holds more memory than it may: the job stops as on [`Control::stop`], but saves no
-    /// checkpoint (saving needs memory too), and the driver skips it.
-    pub over_memory: AtomicBool,
+    /// checkpoint (saving needs memory too), and the driver skips it. Shared with the
+    /// controls made from this one ([`Control::afresh`]), so that a job started over is
+    /// watched too.
+    pub over_memory: std::sync::Arc<AtomicBool>,
 }
 
 impl<'a> Control<'a> {
@@ -78,7 +80,7 @@ impl<'a> Control<'a> {
             resume: false,
             stop: self.stop,
             saved: SaveClock::default(),
-            over_memory: AtomicBool::new(self.is_over_memory()),
+            over_memory: self.over_memory.clone(),
         }
     }
 
