@@ -545,6 +545,11 @@ impl Table {
         ))
     }
 
+    /// Bytes of the dictionary's values (the end of the file).
+    pub fn dictionary_size_bytes(&self) -> usize {
+        self.map.len() - self.layout.dictionary_bytes
+    }
+
     /// Dictionary entry `k` exactly as stored: the generator stores lowest terms, and
     /// `bidtb verify` checks that it did.
     pub fn dictionary_value_as_stored(&self, k: usize) -> Result<Value, Error> {

@@ -78,11 +78,20 @@ pub fn certificate_failures(sol: &Solution) -> Option<String> {
     Some(text)
 }
 
-/// An open table with its dictionary decoded, to answer exits from.
+/// An open table to answer exits from, with its dictionary decoded where it is small.
 struct Opened {
     table: Table,
-    dictionary: Vec<Value>,
+    /// Every dictionary value, decoded once, when the dictionary holds at most
+    /// [`DECODED_DICTIONARY`] bytes; else values are decoded as exits ask for them.
+    dictionary: Option<Vec<Value>>,
 }
+
+/// The largest dictionary decoded whole before a job: a job's exits ask for many values of
+/// a small dictionary again and again (three-piece tables: thousands of values for
+/// millions of exits), but only a few of a large one. Decoded whole, 8x8 KBvKN's dictionary
+/// (2.4 million values of up to 5,632 digits) took 11 GB, and stopped KBvKP, which reads
+/// it through one promotion, before its solve began.
+const DECODED_DICTIONARY: usize = 256 << 20;
 
 /// Tables on disk in `DIR/FxR`: each finished job's tables are written there at once,
 /// and later jobs read their exits from them. It also gathers what the run reports.
@@ -104,6 +113,9 @@ pub struct TableStore {
     /// The iteration's record of the last job, where the iterate method ran
     /// (`convergence.csv`).
     pub convergence: Option<String>,
+    /// Dictionaries of at most this many bytes are decoded whole before a job
+    /// ([`DECODED_DICTIONARY`]); larger ones value by value.
+    pub decoded_dictionary: usize,
 }
 
 impl TableStore {
@@ -120,6 +132,7 @@ impl TableStore {
             recorded: Vec::new(),
             written: 0,
             convergence: None,
+            decoded_dictionary: DECODED_DICTIONARY,
         }
     }
 
@@ -174,10 +187,13 @@ impl Solved for TableStore {
             path: o.table.path().display().to_string(),
             reason: format!("no position with key {key}"),
         })?;
-        let value = |rank: u32| o.dictionary[rank as usize].clone();
+        let value = |rank: u32| match &o.dictionary {
+            Some(d) => Ok(d[rank as usize].clone()),
+            None => o.table.dictionary_value_as_stored(rank as usize),
+        };
         Ok(Known {
-            alpha: value(o.table.rank(i)),
-            beta: value(o.table.rank_beta(i)),
+            alpha: value(o.table.rank(i))?,
+            beta: value(o.table.rank_beta(i))?,
             level_white: o.table.level_white(i),
             level_black: o.table.level_black(i),
         })
@@ -212,10 +228,16 @@ impl Store for TableStore {
             // As stored: the generator stores lowest terms (`bidtb verify` checks it), and
             // nothing here relies on it (the certificate compares values exactly).
             let started = std::time::Instant::now();
-            let dictionary = (0..table.info().dictionary_len)
-                .into_par_iter()
-                .map(|k| table.dictionary_value_as_stored(k))
-                .collect::<Result<_, Error>>()?;
+            let dictionary = if table.dictionary_size_bytes() <= self.decoded_dictionary {
+                Some(
+                    (0..table.info().dictionary_len)
+                        .into_par_iter()
+                        .map(|k| table.dictionary_value_as_stored(k))
+                        .collect::<Result<_, Error>>()?,
+                )
+            } else {
+                None
+            };
             self.summary.stage_seconds.boundary += started.elapsed().as_secs_f64();
             self.opened.insert(m, Opened { table, dictionary });
         }
@@ -278,5 +300,50 @@ impl Store for TableStore {
             return Err(Error::Uncertified(text));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::driver::{self, Driven};
+    use crate::generate::{Method, Options};
+    use crate::progress::{Control, Silent};
+
+    /// The tables of 4x4 up to four men, each job's exits answered from dictionaries
+    /// decoded whole (`whole`) or value by value.
+    fn tables(dir: &Path, whole: bool) -> Vec<(String, Vec<u8>)> {
+        let board = Board::new(4, 4).unwrap();
+        let board_dir = dir.join("4x4");
+        std::fs::create_dir_all(&board_dir).unwrap();
+        let mut store =
+            TableStore::new(&board_dir, board, false, Summary::new(board, Method::Solve));
+        if !whole {
+            store.decoded_dictionary = 0;
+        }
+        let mut options = Options::solve(board);
+        options.materials = Material::all_up_to(4);
+        let driven = driver::run(&options, &Silent, &Control::default(), &mut store).unwrap();
+        assert!(matches!(driven, Driven::Finished(_, ref skipped) if skipped.is_empty()));
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&board_dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "bidtb"))
+            .map(|p| {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                (name, std::fs::read(&p).unwrap())
+            })
+            .collect();
+        files.sort();
+        files
+    }
+
+    #[test]
+    fn exits_read_value_by_value_make_the_same_tables() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let whole = tables(a.path(), true);
+        let by_value = tables(b.path(), false);
+        assert_eq!(whole.len(), 36);
+        assert!(whole == by_value, "the tables differ");
     }
 }
