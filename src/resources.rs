@@ -400,6 +400,7 @@ impl<'a> MemoryGuard<'a> {
                     while !self.done.load(Relaxed) {
                         if let Some(now) = anonymous_bytes() {
                             self.highest.fetch_max(now, Relaxed);
+                            ANONYMOUS_PEAK.fetch_max(now, Relaxed);
                             if now > self.limit {
                                 self.flag.store(true, Relaxed);
                             }
@@ -430,9 +431,28 @@ pub fn peak_mib() -> Option<u64> {
     Some(status_kb("VmHWM")? / 1024)
 }
 
-/// Reset the peak resident memory to the current (Linux: `5` to `/proc/self/clear_refs`).
+/// Reset the peak resident memory to the current (Linux: `5` to `/proc/self/clear_refs`),
+/// and the peak of anonymous memory that a [`MemoryGuard`] records.
 pub fn reset_peak() {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
+    ANONYMOUS_PEAK.store(
+        anonymous_bytes().unwrap_or(0),
+        std::sync::atomic::Ordering::Relaxed,
+    );
+}
+
+/// The highest anonymous resident memory a [`MemoryGuard`] saw since the last
+/// [`reset_peak`], in bytes (0 where no guard watched).
+static ANONYMOUS_PEAK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The peak of the process's anonymous resident memory (its heap, without the pages of
+/// memory-mapped tables, which the kernel can drop) since the last [`reset_peak`], in MiB,
+/// as a [`MemoryGuard`] sampled it ten times a second; None where no guard watched. The
+/// peak resident memory of [`peak_mib`] counts the pages of tables read too: a job that
+/// reads a 5.8 GB table shows them in it.
+pub fn anonymous_peak_mib() -> Option<u64> {
+    let peak = ANONYMOUS_PEAK.load(std::sync::atomic::Ordering::Relaxed);
+    (peak > 0).then_some(peak >> 20)
 }
 
 #[cfg(test)]

@@ -167,6 +167,15 @@ fn jobs_above_the_guard_stop_and_are_skipped_while_the_run_goes_on() {
         made,
         "{summary}"
     );
+    // Each job's record has its peak and the peak of its heap alone (the guard's samples),
+    // which the pages of tables read do not count in.
+    let record: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(board.join(format!("{}.json", stopped[0]))).unwrap(),
+    )
+    .unwrap();
+    let heap = record["cost"]["peak_heap_mib"].as_u64().unwrap();
+    let peak = record["cost"]["peak_mib"].as_u64().unwrap();
+    assert!(heap > 0 && heap <= peak + 1, "{}", record["cost"]);
     let (code, err) = generate(&whole, None, false);
     assert_eq!(code, 0, "{err}");
     assert_eq!(same_tables(&whole.join("5x5"), &board), 36);

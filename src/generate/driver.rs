@@ -279,10 +279,14 @@ fn finished_line(sol: &Solution) -> String {
             )
         })
         .collect();
+    let heap = sol
+        .cost
+        .peak_heap_mib
+        .map_or(String::new(), |h| format!(" ({h} MiB heap)"));
     let peak = sol
         .cost
         .peak_mib
-        .map_or(String::new(), |p| format!(", peak {p} MiB"));
+        .map_or(String::new(), |p| format!(", peak {p} MiB{heap}"));
     format!("{}: {:.1} s{peak}", classes.join("; "), sol.cost.seconds)
 }
 

@@ -316,8 +316,13 @@ pub struct Solution {
 pub struct Cost {
     /// Seconds, from the index to the reports.
     pub seconds: f64,
-    /// Peak resident memory in MiB (Linux; None elsewhere).
+    /// Peak resident memory in MiB (Linux; None elsewhere), the pages of tables read
+    /// included.
     pub peak_mib: Option<u64>,
+    /// Peak of the heap alone (anonymous resident memory) in MiB, as the driver's memory
+    /// guard sampled it (None where no guard watched, and in records of earlier builds).
+    #[serde(default)]
+    pub peak_heap_mib: Option<u64>,
 }
 
 impl Solution {
@@ -567,6 +572,7 @@ pub fn solve_job(
     let cost = Cost {
         seconds: started.elapsed().as_secs_f64(),
         peak_mib: resources::peak_mib(),
+        peak_heap_mib: resources::anonymous_peak_mib(),
     };
     Ok(Run::Finished(Box::new(Solution {
         board,
