@@ -60,7 +60,9 @@ pub enum Format {
 /// [`report::LISTED_DIGITS`] digits (unless `full`) as the lists show it: its first
 /// decimals and the digits of its denominator, `≈0.866004645245…/3484`.
 fn shown(v: &Value, full: bool) -> String {
-    if full {
+    let short = v.numer().bits() + v.denom().bits() < 200;
+    if full || (short && probe::fraction(v).len() <= report::LISTED_DIGITS) {
+        // Always `p/q`, `1/1` at the end (the lists print `1`).
         probe::fraction(v)
     } else {
         report::listed(v)
@@ -284,6 +286,7 @@ mod tests {
     fn long_values_are_shown_by_decimals_unless_full() {
         use num_bigint::{BigInt, BigUint};
         assert_eq!(shown(&Value::small(7463, 8192), false), "7463/8192");
+        assert_eq!(shown(&Value::one(), false), "1/1");
         let den = BigUint::from(3u8).pow(200);
         let long = Value::new(&den / BigUint::from(4u8), den.clone());
         let digits = den.to_string().len();
