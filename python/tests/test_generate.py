@@ -125,6 +125,10 @@ CTRL_C = textwrap.dedent(
     import os, signal, sys, threading, time
     import bidtb
 
+    # A shell that starts this test in the background without job control (as `cmd &`
+    # in a script does) hands it SIGINT ignored, and Python keeps that: Ctrl-C would be
+    # lost before bidtb sees it. Restore Python's own handler, as an interactive run has.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     out = sys.argv[1]
     events = []
     def progress(e):
