@@ -257,14 +257,15 @@ fn the_four_piece_atlas_counts_what_generate_counts() {
             );
         }
     }
-    // A material whose record is missing is skipped by name.
-    std::fs::remove_file(tables.join("4x4").join("KBvKN.json")).unwrap();
+    // A material whose record is missing is skipped by name (KQvKR: α = β everywhere, so
+    // the findings would otherwise count it among the materials that never have α < β).
+    std::fs::remove_file(tables.join("4x4").join("KQvKR.json")).unwrap();
     let (code, _, err) = bidtb(&[
         "atlas",
         "--pieces",
         "4",
         "--boards",
-        "4x4",
+        "3x4,4x4", // KQvKR made on 3x4, not on 4x4
         "--from-tables",
         tables.to_str().unwrap(),
         "--out",
@@ -277,8 +278,29 @@ fn the_four_piece_atlas_counts_what_generate_counts() {
     let skipped = partial["skipped"].as_array().unwrap();
     assert_eq!(skipped.len(), 1, "{partial}");
     assert!(
-        skipped[0][0].as_str().unwrap().contains("KBvKN"),
+        skipped[0][0].as_str().unwrap().contains("KQvKR"),
         "{partial}"
+    );
+    // The reason names the file within the tables' directory, not the machine's path.
+    let why = skipped[0][1].as_str().unwrap();
+    assert!(why.contains("4x4/KQvKR.json"), "{why}");
+    assert!(!why.contains(tables.to_str().unwrap()), "{why}");
+    // The findings say it was not made, and do not count it as a material without α < β.
+    let md = std::fs::read_to_string(again.join("atlas4.md")).unwrap();
+    let line = |start: &str| -> String {
+        md.lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no line {start}: {md}"))
+            .to_string()
+    };
+    assert!(
+        line("- 4x4:").ends_with("not made: KQvKR (see below)"),
+        "{md}"
+    );
+    let never = line("- Four-piece materials with α = β");
+    assert!(
+        never.contains("KQvKQ") && !never.contains("KQvKR"),
+        "{never}"
     );
     let (code, _, err) = bidtb(&[
         "atlas",

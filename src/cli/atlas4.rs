@@ -95,17 +95,26 @@ fn from_tables(board: Board, tables: &Path, args: &Args) -> Result<BoardCensus, 
     for m in Material::all_up_to(4) {
         let record = source.join(format!("{m}.json"));
         let table = source.join(bidtb::table::file_name(m));
+        // Reasons name the files relative to the tables' directory: they go into the
+        // atlas, which should not carry the paths of the machine that made it.
         let read = || -> Result<(MaterialRecord, Table), String> {
             let text = std::fs::read_to_string(&record)
-                .map_err(|e| format!("no record {}: {e}", record.display()))?;
+                .map_err(|e| format!("no record {board}/{m}.json: {}", e.kind()))?;
             let r: MaterialRecord = serde_json::from_str(&text)
-                .map_err(|e| format!("{} does not parse: {e}", record.display()))?;
-            let t = Table::open(&table).map_err(|e| e.to_string())?;
+                .map_err(|e| format!("{board}/{m}.json does not parse: {e}"))?;
+            let t = Table::open(&table).map_err(|e| {
+                let why = match e {
+                    Error::Table { reason, .. } => reason,
+                    Error::MissingTable { .. } => "no such file".to_string(),
+                    e => e.to_string(),
+                };
+                format!("{board}/{}: {why}", bidtb::table::file_name(m))
+            })?;
             let info = t.info();
             if info.board != board || info.material != m || !info.certified() {
                 return Err(format!(
-                    "{} is not a certified table of {m} on {board}",
-                    table.display()
+                    "{board}/{} is not a certified table of {m} on {board}",
+                    bidtb::table::file_name(m)
                 ));
             }
             Ok((r, t))
@@ -162,9 +171,23 @@ fn digits(r: &Row) -> usize {
         .map_or(0, |c| c.max_denominator_digits)
 }
 
+/// The materials skipped on each board, from the skipped entries ("8x8 KNvKN, KBvKP" for
+/// materials; a board skipped whole names no material and is not listed).
+fn not_made(skipped: &[(String, String)]) -> BTreeMap<&str, Vec<&str>> {
+    let mut out: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (what, _) in skipped {
+        if let Some((board, materials)) = what.split_once(' ') {
+            out.entry(board).or_default().extend(materials.split(", "));
+        }
+    }
+    out
+}
+
 /// What the rows show, in sentences: per board the positions with α < β and the materials
-/// holding them, the materials that never have any, the largest denominator.
-fn findings(rows: &[Row]) -> String {
+/// holding them (and those not made), the materials that never have any where they were
+/// made, the largest denominator.
+fn findings(rows: &[Row], skipped: &[(String, String)]) -> String {
+    let missing = not_made(skipped);
     let mut boards: Vec<&str> = Vec::new();
     let mut by_material: BTreeMap<&str, usize> = BTreeMap::new();
     for r in rows {
@@ -183,8 +206,12 @@ fn findings(rows: &[Row]) -> String {
             .filter(|r| r.alpha_below_beta > 0)
             .map(|r| format!("{} {}", material(r), r.alpha_below_beta))
             .collect();
+        let absent = match missing.get(b) {
+            Some(ms) => format!("; not made: {} (see below)", ms.join(", ")),
+            None => String::new(),
+        };
         out += &format!(
-            "- {b}: α < β at {total} of {positions} positions{}\n",
+            "- {b}: α < β at {total} of {positions} positions{}{absent}\n",
             if holders.is_empty() {
                 String::new()
             } else {
@@ -192,13 +219,15 @@ fn findings(rows: &[Row]) -> String {
             }
         );
     }
+    let skipped_somewhere = |m: &str| missing.values().any(|ms| ms.contains(&m));
     let never: Vec<&str> = by_material
         .iter()
-        .filter(|(m, n)| **n == 0 && m.len() > 4)
+        .filter(|(m, n)| **n == 0 && m.len() > 4 && !skipped_somewhere(m))
         .map(|(m, _)| *m)
         .collect();
     out += &format!(
-        "- Four-piece materials with α = β at every position of every board here: {}.\n",
+        "- Four-piece materials with α = β at every position of every board here (a material \
+         not made on some board is not counted): {}.\n",
         if never.is_empty() {
             "none".to_string()
         } else {
@@ -225,7 +254,7 @@ fn markdown(rows: &[Row], skipped: &[(String, String)]) -> String {
          from tables generated beforehand (`bidtb generate`, one job per material): their \
          seconds and peak memory are each material's own job's, and a material without a \
          certified table there is listed as skipped.\n\n{}## By board and material\n\n",
-        findings(rows)
+        findings(rows, skipped)
     );
     out += &String::from(
         "| board | material | positions (canonical / all) | distinct values | largest denominator (α and β) | α's largest held by | quiescent (≠ 1/2) | zugzwangs | α < β | T max | T′ max | seconds | peak MiB |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
