@@ -42,8 +42,12 @@ pub trait Observer: Sync {
 pub struct Silent;
 impl Observer for Silent {}
 
+/// The default of [`Control::spill_above`]: 256 MiB (below it the file costs more time
+/// than the memory is worth).
+pub const SPILL_ABOVE_BYTES: u64 = 256 << 20;
+
 /// Checkpoints, resumption and interruption of a run (all off by default).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Control<'a> {
     /// Where checkpoints are saved and looked for (`DIR/FxR`).
     pub checkpoint_dir: Option<PathBuf>,
@@ -68,6 +72,24 @@ pub struct Control<'a> {
     /// controls made from this one ([`Control::afresh`]), so that a job started over is
     /// watched too.
     pub over_memory: std::sync::Arc<AtomicBool>,
+    /// The solve method: α's values are moved to a temporary file while β is solved
+    /// apart when they hold more than this many bytes ([`SPILL_ABOVE_BYTES`] by default).
+    pub spill_above: u64,
+}
+
+impl Default for Control<'_> {
+    fn default() -> Self {
+        Control {
+            checkpoint_dir: None,
+            checkpoint_every: None,
+            checkpoint_seconds: None,
+            resume: false,
+            stop: None,
+            saved: SaveClock::default(),
+            over_memory: Default::default(),
+            spill_above: SPILL_ABOVE_BYTES,
+        }
+    }
 }
 
 impl<'a> Control<'a> {
@@ -81,6 +103,7 @@ impl<'a> Control<'a> {
             stop: self.stop,
             saved: SaveClock::default(),
             over_memory: self.over_memory.clone(),
+            spill_above: self.spill_above,
         }
     }
 

@@ -363,6 +363,23 @@ pub fn guard_limit() -> Result<Option<u64>, Error> {
     }
 }
 
+/// `BIDTB_SPILL_ABOVE`: above how many bytes α's values are moved to a temporary file
+/// while β is solved apart (the solve method; `0` always, a large size never). None when
+/// it is not set; an unparsable value is an error naming the accepted forms.
+pub fn spill_above() -> Result<Option<u64>, Error> {
+    match std::env::var_os("BIDTB_SPILL_ABOVE") {
+        Some(raw) => {
+            let text = raw.to_string_lossy();
+            parse_size(&text).map(Some).ok_or_else(|| {
+                Error::Usage(format!(
+                    "BIDTB_SPILL_ABOVE={text:?} is not a size: give {SIZE_FORMS}"
+                ))
+            })
+        }
+        None => Ok(None),
+    }
+}
+
 /// Watches the process's anonymous resident memory while a job runs, and raises `flag`
 /// (a [`crate::progress::Control`]'s `over_memory`) once it passes `limit`: the estimate
 /// decides before a job starts, the guard while it runs, so that a job the estimate let

@@ -191,3 +191,48 @@ fn an_unparsable_guard_is_refused_by_name() {
         "{err}"
     );
 }
+
+/// α's values, moved to a temporary file while β is solved apart (always, with
+/// BIDTB_SPILL_ABOVE=0; by default only above 256 MiB), come back exactly: the tables are
+/// those of a run that kept them in memory, and the board's directory holds nothing more.
+#[test]
+fn alpha_spilled_while_beta_is_solved_makes_the_same_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |out: &Path, spill: &str| -> (i32, String) {
+        let o = Command::new(env!("CARGO_BIN_EXE_bidtb"))
+            .args(["generate", "--board", "4x4", "--pieces", "4"])
+            .args(["--method", "solve", "--out"])
+            .arg(out)
+            .env("BIDTB_SPILL_ABOVE", spill)
+            .output()
+            .unwrap();
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (spilled, kept) = (dir.path().join("spilled"), dir.path().join("kept"));
+    let (code, err) = run(&spilled, "0");
+    assert_eq!(code, 0, "{err}");
+    // 4x4 has materials with α < β (KBNvK, KBvKN): β is solved apart there.
+    assert!(err.contains("of values moved to a temporary file"), "{err}");
+    let (code, err) = run(&kept, "1T");
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("moved to a temporary file"), "{err}");
+    assert_eq!(same_tables(&spilled.join("4x4"), &kept.join("4x4")), 36);
+    let names = |d: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(names(&spilled.join("4x4")), names(&kept.join("4x4")));
+    let (code, err) = run(&dir.path().join("bad"), "lots");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("BIDTB_SPILL_ABOVE=\"lots\" is not a size"),
+        "{err}"
+    );
+}

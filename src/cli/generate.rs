@@ -505,6 +505,9 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         checkpoint_seconds,
         resume,
         stop: Some(&STOP),
+        spill_above: bidtb::resources::spill_above()
+            .map_err(|e| (2, e))?
+            .unwrap_or(bidtb::progress::SPILL_ABOVE_BYTES),
         ..generate::Control::default()
     };
     let driven = generate::driver::run(&options, &progress, &control, &mut session.store);

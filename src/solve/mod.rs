@@ -37,6 +37,7 @@ pub mod evaluate;
 pub mod keep;
 pub mod linear;
 pub mod run;
+pub mod spill;
 pub mod strategy;
 
 use std::time::Instant;

@@ -12,6 +12,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use super::checkpoint::{self as solve_checkpoint, Job, Loaded};
+use super::spill::{self, Spilled};
 use super::{
     Bound, BoundState, BoundStateRef, Candidate, Event, Keeper, Settings, SolveError, SolveStats,
     Terminals,
@@ -60,6 +61,45 @@ fn alpha_as_beta(graph: &Graph, terminals: &Terminals, alpha: &Candidate) -> Opt
         values,
         certificate,
     })
+}
+
+/// Where α's values are spilled: the board's directory, else the system's temporary one.
+fn spill_dir(control: &Control<'_>) -> PathBuf {
+    control
+        .checkpoint_dir
+        .clone()
+        .unwrap_or_else(std::env::temp_dir)
+}
+
+/// Move α's values out of memory while β is solved apart, when they are large enough
+/// (above `control.spill_above` bytes): β's solve does not read them. A failure to write
+/// them is a notice, and they stay in memory.
+fn spill_alpha(
+    alpha: &mut Candidate,
+    control: &Control<'_>,
+    obs: &dyn Observer,
+) -> Option<Spilled> {
+    let bytes = spill::value_bytes(alpha.values.values());
+    if bytes <= control.spill_above {
+        return None;
+    }
+    let dir = spill_dir(control);
+    match Spilled::out(&mut alpha.values, Some(&dir)) {
+        Ok(spilled) => {
+            obs.notice_detail(&format!(
+                "alpha: {} MiB of values moved to a temporary file in {} while beta is solved",
+                bytes >> 20,
+                dir.display()
+            ));
+            Some(spilled)
+        }
+        Err(e) => {
+            obs.notice(&format!(
+                "alpha's values kept in memory (spilling them failed: {e})"
+            ));
+            None
+        }
+    }
 }
 
 /// How the solve stage ended.
@@ -241,7 +281,7 @@ pub fn run(
             "the solve method reached no proof of {bound:?} for {what} on {board}: {why}"
         ))
     };
-    let alpha = match solve_bound(
+    let mut alpha = match solve_bound(
         graph,
         terminals,
         Bound::Alpha,
@@ -268,6 +308,7 @@ pub fn run(
     {
         Some(proved)
     } else {
+        let spilled = spill_alpha(&mut alpha, control, obs);
         let before = alpha.kept();
         let beta = match solve_bound(
             graph,
@@ -284,6 +325,11 @@ pub fn run(
             Err(SolveError::Failed(why)) => return Err(failed(Bound::Beta, why)),
         };
         stats.push(beta.stats.clone());
+        if let Some(spilled) = spilled {
+            spilled
+                .back(&mut alpha.values)
+                .map_err(|e| Error::io(spill_dir(control), e))?;
+        }
         Some(Proved {
             values: beta.values,
             certificate: beta.certificate,

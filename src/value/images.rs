@@ -101,12 +101,12 @@ impl Images {
 
     /// Number of nodes.
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.heads.len()
     }
 
     /// Whether there are no nodes.
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.heads.is_empty()
     }
 
     /// Every node's value, in node order.
@@ -117,6 +117,19 @@ impl Images {
     /// The values, taken back without a copy.
     pub fn into_values(self) -> Vec<Value> {
         self.values
+    }
+
+    /// Take the values out, keeping the images (to hold the values elsewhere a while:
+    /// until [`Images::restore_values`], [`Imaged::value`] has nothing to read).
+    pub fn take_values(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.values)
+    }
+
+    /// Put back the values taken by [`Images::take_values`]. Panics if their number is not
+    /// the number of images (values of something else).
+    pub fn restore_values(&mut self, values: Vec<Value>) {
+        assert_eq!(values.len(), self.heads.len(), "values of other images");
+        self.values = values;
     }
 }
 
