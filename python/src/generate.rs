@@ -320,6 +320,9 @@ pub fn generate(
         checkpoint_dir: Some(dir.clone()),
         resume,
         stop: Some(&stop),
+        spill_above: bidtb::resources::spill_above()
+            .map_err(|e| to_py(py, e))?
+            .unwrap_or(bidtb::progress::SPILL_ABOVE_BYTES),
         ..Control::default()
     };
     let (tx, rx) = mpsc::channel();
