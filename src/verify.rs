@@ -99,6 +99,41 @@ fn verify_chips(tables: &Tablebase, board: Board, materials: &[Material], check:
 /// at all (missing or unreadable, a material's own or one its moves lead to); everything
 /// else is reported in the [`BoardCheck`].
 pub fn verify_board(tables: &Tablebase, board: Board) -> Result<BoardCheck, Error> {
+    verify_board_reporting(tables, board, &|_| {})
+}
+
+/// One material checked, for progress lines: which, how many of how many, and how long.
+pub struct Checked<'a> {
+    /// The material.
+    pub material: Material,
+    /// Its place in the board's order (1-based) and the number of materials.
+    pub index: usize,
+    /// The number of materials of the board.
+    pub count: usize,
+    /// Seconds its check took.
+    pub seconds: f64,
+    /// Whether everything held: no problem, no failing equation, closure or level.
+    pub ok: bool,
+    /// The problems its check found (beside the counts of its class).
+    pub problems: &'a [String],
+}
+
+impl ClassCheck {
+    /// Whether every equation, closure and level of the class held.
+    fn holds(&self) -> bool {
+        self.violations == 0
+            && self.alpha_failures == 0
+            && self.beta_failures == 0
+            && self.level_mismatches == 0
+    }
+}
+
+/// [`verify_board`], calling `report` after each material (large boards take minutes).
+pub fn verify_board_reporting(
+    tables: &Tablebase,
+    board: Board,
+    report: &dyn Fn(Checked<'_>),
+) -> Result<BoardCheck, Error> {
     let mut materials = tables.materials(board);
     if materials.is_empty() {
         let dir = tables.root().join(board.to_string());
@@ -132,20 +167,24 @@ pub fn verify_board(tables: &Tablebase, board: Board) -> Result<BoardCheck, Erro
             .problems
             .push("the three-piece tables do not share one first Richman iteration".into());
     }
-    for &m in &materials {
+    for (i, &m) in materials.iter().enumerate() {
+        let started = std::time::Instant::now();
         let (class, problems) = verify_material(tables, board, m)?;
+        report(Checked {
+            material: m,
+            index: i + 1,
+            count: materials.len(),
+            seconds: started.elapsed().as_secs_f64(),
+            ok: problems.is_empty() && class.holds(),
+            problems: &problems,
+        });
         check.problems.extend(problems);
         check.classes.insert(m.to_string(), class);
     }
     verify_chips(tables, board, &materials, &mut check);
     check.ok = check.problems.is_empty()
         && check.chips.iter().all(|c| c.failing == 0)
-        && check.classes.values().all(|c| {
-            c.violations == 0
-                && c.alpha_failures == 0
-                && c.beta_failures == 0
-                && c.level_mismatches == 0
-        });
+        && check.classes.values().all(ClassCheck::holds);
     Ok(check)
 }
 

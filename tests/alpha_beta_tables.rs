@@ -193,9 +193,16 @@ fn query_and_map_on_the_command_line_print_beta() {
     let (code, stdout, _) = common::bidtb(&["map", "--tables", tables, &fen]);
     assert_eq!(code, 0);
     assert!(stdout.contains("alpha < beta on"), "{stdout}");
-    let (code, stdout, _) = common::bidtb(&["verify", "--tables", tables]);
+    let (code, stdout, stderr) = common::bidtb(&["verify", "--tables", tables]);
     assert_eq!(code, 1);
     assert!(stdout.contains("alpha < beta at"), "{stdout}");
+    // The progress line of the material that fails says so.
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.ends_with(" s") && l.contains(" FAILED in ")),
+        "{stderr}"
+    );
 }
 
 /// The values of every node of `sol`'s graph: `positions`, then the terminal nodes' (1, 0).
@@ -311,4 +318,14 @@ fn blocked_pawns_on_3x4_have_alpha_below_beta_end_to_end() {
     let (code, stdout, stderr) = common::bidtb(&["verify", "--tables", out]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.contains("alpha < beta at 11"), "{stdout}");
+    // One progress line per material on stderr, in order, each ok.
+    let lines: Vec<&str> = stderr.lines().collect();
+    let count = lines.len();
+    assert!(count >= 6, "{stderr}");
+    for (i, l) in lines.iter().enumerate() {
+        assert!(
+            l.contains(&format!("({} of {count}) ok in ", i + 1)),
+            "{stderr}"
+        );
+    }
 }

@@ -66,7 +66,18 @@ pub(super) fn run(dir: &Path, board: Option<Board>, json: bool) -> Result<(), (u
     }
     let mut checks = Vec::new();
     for b in boards {
-        checks.push(verify::verify_board(&tables, b).map_err(fail)?);
+        // One line per material on stderr: a large board takes minutes.
+        let report = |c: verify::Checked<'_>| {
+            eprintln!(
+                "{b}: {} ({} of {}) {} in {:.1} s",
+                c.material,
+                c.index,
+                c.count,
+                if c.ok { "ok" } else { "FAILED" },
+                c.seconds
+            );
+        };
+        checks.push(verify::verify_board_reporting(&tables, b, &report).map_err(fail)?);
     }
     let out = if json {
         format!(
