@@ -133,6 +133,52 @@ impl Images {
     }
 }
 
+/// The first `n` nodes of some [`Images`] followed by other nodes' values: one game's
+/// positions with other terminal values in place (α's positions with the exits' β), read
+/// without copying the positions' values. The others' images have the same width.
+pub struct Joined<'a> {
+    head: &'a Images,
+    n: usize,
+    tail: Images,
+}
+
+impl Images {
+    /// The first `n` nodes of these images, then `tail` (imaged at the same width).
+    pub fn joined(&self, n: usize, tail: Vec<Value>) -> Joined<'_> {
+        assert!(n <= self.len(), "more nodes than the images hold");
+        Joined {
+            head: self,
+            n,
+            tail: Images::new(tail, self.width.max(2)),
+        }
+    }
+}
+
+impl Imaged for Joined<'_> {
+    fn value(&self, i: usize) -> &Value {
+        if i < self.n {
+            self.head.value(i)
+        } else {
+            self.tail.value(i - self.n)
+        }
+    }
+    fn fixed(&self, i: usize) -> &[u64] {
+        if i < self.n {
+            self.head.fixed(i)
+        } else {
+            self.tail.fixed(i - self.n)
+        }
+    }
+    #[inline]
+    fn head(&self, i: usize) -> u64 {
+        if i < self.n {
+            self.head.head(i)
+        } else {
+            self.tail.head(i - self.n)
+        }
+    }
+}
+
 impl Imaged for Images {
     fn value(&self, i: usize) -> &Value {
         &self.values[i]
@@ -161,5 +207,19 @@ mod tests {
         let images = Images::new(vec![r(1, 3), r(1, 2)], 2);
         assert_eq!(images.fixed(0), &limbs[..]);
         assert_eq!(images.head(1), 1 << 62);
+    }
+
+    #[test]
+    fn joined_images_read_as_the_images_of_the_joined_values() {
+        let r = Value::small;
+        let head = Images::new(vec![r(1, 3), r(2, 5), r(1, 1), r(0, 1)], 3);
+        let tail = vec![r(7, 9), r(1, 2)];
+        let joined = head.joined(2, tail.clone());
+        let whole = Images::new(vec![r(1, 3), r(2, 5), r(7, 9), r(1, 2)], 3);
+        for i in 0..4 {
+            assert_eq!(joined.value(i), whole.value(i));
+            assert_eq!(joined.fixed(i), whole.fixed(i));
+            assert_eq!(joined.head(i), whole.head(i));
+        }
     }
 }
