@@ -99,7 +99,7 @@ fn verify_chips(tables: &Tablebase, board: Board, materials: &[Material], check:
 /// at all (missing or unreadable, a material's own or one its moves lead to); everything
 /// else is reported in the [`BoardCheck`].
 pub fn verify_board(tables: &Tablebase, board: Board) -> Result<BoardCheck, Error> {
-    verify_board_reporting(tables, board, &|_| {})
+    verify_board_reporting(tables, board, None, &|_| {})
 }
 
 /// One material checked, for progress lines: which, how many of how many, and how long.
@@ -128,13 +128,33 @@ impl ClassCheck {
     }
 }
 
-/// [`verify_board`], calling `report` after each material (large boards take minutes).
+/// [`verify_board`] on the materials `only` (stored ones; every material of the board if
+/// None; the tables their moves lead to are read, not checked), calling `report` after
+/// each material (large boards take minutes). A material of `only` without a table is an
+/// error.
 pub fn verify_board_reporting(
     tables: &Tablebase,
     board: Board,
+    only: Option<&[Material]>,
     report: &dyn Fn(Checked<'_>),
 ) -> Result<BoardCheck, Error> {
     let mut materials = tables.materials(board);
+    if let Some(only) = only {
+        if let Some(&m) = only.iter().find(|m| !materials.contains(m)) {
+            return Err(Error::MissingTable {
+                path: tables
+                    .root()
+                    .join(board.to_string())
+                    .join(crate::table::file_name(m))
+                    .display()
+                    .to_string(),
+                board: board.to_string(),
+                dir: tables.root().display().to_string(),
+                material: m.to_string(),
+            });
+        }
+        materials.retain(|m| only.contains(m));
+    }
     if materials.is_empty() {
         let dir = tables.root().join(board.to_string());
         return Err(Error::Table {

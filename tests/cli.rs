@@ -316,6 +316,49 @@ fn missing_and_corrupt_tables_are_named() {
     let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(json[0]["ok"], true);
     assert_eq!(json[0]["classes"]["KNvK"]["violations"], 0);
+    // Only named materials (a mirror name means its stored table): the others are read
+    // where moves lead to them, not checked.
+    let (code, stdout, stderr) = bidtb(&[
+        "verify",
+        "--tables",
+        tables,
+        "--board",
+        "4x4",
+        "--material",
+        "KvKN,KRvK",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let classes: Vec<&String> = json[0]["classes"].as_object().unwrap().keys().collect();
+    assert_eq!(classes, ["KNvK", "KRvK"], "{stdout}");
+    assert_eq!(stderr.lines().count(), 2, "{stderr}");
+    let (code, _, stderr) = bidtb(&[
+        "verify",
+        "--tables",
+        tables,
+        "--board",
+        "4x4",
+        "--material",
+        "KQvKQ",
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("4x4/KQvKQ.bidtb"), "{stderr}");
+    for bad in [
+        &["verify", "--tables", tables, "--material", "KRvK"][..],
+        &[
+            "verify",
+            "--tables",
+            tables,
+            "--board",
+            "4x4",
+            "--material",
+            "KXvK",
+        ],
+    ] {
+        let (code, _, stderr) = bidtb(bad);
+        assert_eq!(code, 2, "{bad:?}: {stderr}");
+    }
 
     let path = dir.path().join("4x4/KNvK.bidtb");
     let mut bytes = std::fs::read(&path).unwrap();

@@ -214,6 +214,11 @@ enum Command {
         /// Only this board (default: every board found in DIR).
         #[arg(long, value_parser = parse_board)]
         board: Option<Board>,
+        /// Only these materials (comma-separated, `KBvKP,KNPvK`; a mirror name means its
+        /// stored table), with --board. The tables their moves lead to are read, not
+        /// checked: after adding materials to a checked board, check just the new ones.
+        #[arg(long = "material", value_delimiter = ',', requires = "board")]
+        materials: Vec<String>,
         /// Print the results as JSON.
         #[arg(long)]
         json: bool,
@@ -385,8 +390,9 @@ pub fn main() -> ExitCode {
         Command::Verify {
             tables,
             board,
+            materials,
             json,
-        } => verify::run(&tables, board, json),
+        } => verify::run(&tables, board, &materials, json),
         Command::Dump {
             tables,
             board,

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use bidtb::error::Error;
 use bidtb::geometry::Board;
+use bidtb::material::Material;
 use bidtb::probe::Tablebase;
 use bidtb::verify::{self, BoardCheck};
 
@@ -45,8 +46,19 @@ fn human(check: &BoardCheck) -> String {
     out
 }
 
-pub(super) fn run(dir: &Path, board: Option<Board>, json: bool) -> Result<(), (u8, Error)> {
+pub(super) fn run(
+    dir: &Path,
+    board: Option<Board>,
+    materials: &[String],
+    json: bool,
+) -> Result<(), (u8, Error)> {
     let fail = |e: Error| (super::exit_code(&e), e);
+    let only: Vec<Material> = materials
+        .iter()
+        .map(|m| m.parse::<Material>().map(|m| m.stored().0))
+        .collect::<Result<_, Error>>()
+        .map_err(|e| (2, e))?;
+    let only = (!only.is_empty()).then_some(&only[..]);
     let tables = match board {
         Some(b) => Tablebase::open_board(dir, b),
         None => Tablebase::open(dir),
@@ -77,7 +89,7 @@ pub(super) fn run(dir: &Path, board: Option<Board>, json: bool) -> Result<(), (u
                 c.seconds
             );
         };
-        checks.push(verify::verify_board_reporting(&tables, b, &report).map_err(fail)?);
+        checks.push(verify::verify_board_reporting(&tables, b, only, &report).map_err(fail)?);
     }
     let out = if json {
         format!(
