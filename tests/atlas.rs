@@ -8,6 +8,7 @@ use bidtb::generate::atlas::{self, Row};
 use bidtb::generate::{self, Method, Options, Silent, Solution};
 use bidtb::value::Imaged;
 use bidtb::{Board, Value, fen};
+use std::path::Path;
 
 fn run(board: Board, method: Method) -> Solution {
     let mut options = Options::new(board);
@@ -147,23 +148,24 @@ fn the_plots_have_one_mark_per_board() {
 /// The four-piece atlas (`bidtb atlas --pieces 4`): one row per board and material, whose
 /// counts are those of `bidtb generate --pieces 4` on the same board (α < β, quiescent,
 /// largest denominators), with the α < β positions listed as generate lists them.
+/// `bidtb atlas --pieces 4` on 3x4 and 4x4 into `out` (from the tables in `tables` if
+/// given), which must succeed: the `atlas4.json` it writes.
+fn atlas4(out: &Path, tables: Option<&Path>) -> serde_json::Value {
+    let mut args = vec!["atlas", "--pieces", "4", "--boards", "3x4,4x4", "-q"];
+    args.extend(["--out", out.to_str().unwrap()]);
+    if let Some(t) = tables {
+        args.extend(["--from-tables", t.to_str().unwrap()]);
+    }
+    let (code, _, err) = bidtb(&args);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&std::fs::read_to_string(out.join("atlas4.json")).unwrap()).unwrap()
+}
+
 #[test]
 fn the_four_piece_atlas_counts_what_generate_counts() {
     let dir = tempfile::tempdir().unwrap();
     let (out, tables) = (dir.path().join("atlas"), dir.path().join("tables"));
-    let (code, _, err) = bidtb(&[
-        "atlas",
-        "--pieces",
-        "4",
-        "--boards",
-        "3x4,4x4",
-        "--out",
-        out.to_str().unwrap(),
-        "-q",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let atlas: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("atlas4.json")).unwrap()).unwrap();
+    let atlas = atlas4(&out, None);
     let rows = atlas["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 72, "36 materials on each board");
     for board in ["3x4", "4x4"] {
@@ -219,21 +221,7 @@ fn the_four_piece_atlas_counts_what_generate_counts() {
     // Rows made from the tables and records instead (`--from-tables`, how 8x8 gets its
     // rows) are the solved rows, apart from time and memory, with the same lists.
     let again = dir.path().join("again");
-    let (code, _, err) = bidtb(&[
-        "atlas",
-        "--pieces",
-        "4",
-        "--boards",
-        "3x4,4x4",
-        "--from-tables",
-        tables.to_str().unwrap(),
-        "--out",
-        again.to_str().unwrap(),
-        "-q",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let from_tables: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(again.join("atlas4.json")).unwrap()).unwrap();
+    let from_tables = atlas4(&again, Some(&tables));
     assert_eq!(from_tables["skipped"].as_array().unwrap().len(), 0);
     let without_cost = |rows: &serde_json::Value| -> Vec<serde_json::Value> {
         let mut rows = rows.as_array().unwrap().clone();
@@ -259,22 +247,9 @@ fn the_four_piece_atlas_counts_what_generate_counts() {
     }
     // A material whose record is missing is skipped by name (KQvKR: α = β everywhere, so
     // the findings would otherwise count it among the materials that never have α < β).
+    // KQvKR is then made on 3x4, not on 4x4.
     std::fs::remove_file(tables.join("4x4").join("KQvKR.json")).unwrap();
-    let (code, _, err) = bidtb(&[
-        "atlas",
-        "--pieces",
-        "4",
-        "--boards",
-        "3x4,4x4", // KQvKR made on 3x4, not on 4x4
-        "--from-tables",
-        tables.to_str().unwrap(),
-        "--out",
-        again.to_str().unwrap(),
-        "-q",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let partial: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(again.join("atlas4.json")).unwrap()).unwrap();
+    let partial = atlas4(&again, Some(&tables));
     let skipped = partial["skipped"].as_array().unwrap();
     assert_eq!(skipped.len(), 1, "{partial}");
     assert!(

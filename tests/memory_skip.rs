@@ -62,9 +62,7 @@ fn materials_too_large_are_skipped_and_made_on_resume() {
     );
     assert!(err.contains("--resume"), "{err}");
     let board = part.join("5x5");
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(board.join("summary.json")).unwrap())
-            .unwrap();
+    let summary = summary_of(&board);
     let skipped: Vec<&str> = summary["skipped"]
         .as_array()
         .unwrap()
@@ -77,9 +75,7 @@ fn materials_too_large_are_skipped_and_made_on_resume() {
     // With the memory, --resume keeps the 34 and makes the 2.
     let (code, err) = generate(&part, None, true);
     assert_eq!(code, 0, "{err}");
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(board.join("summary.json")).unwrap())
-            .unwrap();
+    let summary = summary_of(&board);
     assert_eq!(summary["reused"].as_array().unwrap().len(), 34, "{summary}");
     assert_eq!(summary["skipped"].as_array().unwrap().len(), 0);
     let (code, err) = generate(&whole, None, false);
@@ -97,6 +93,11 @@ fn materials_too_large_are_skipped_and_made_on_resume() {
 
 /// The tables of `a` and `b` (each a board's directory) are the same files, byte for byte;
 /// returns how many.
+/// The summary.json of the board directory `board`.
+fn summary_of(board: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(board.join("summary.json")).unwrap()).unwrap()
+}
+
 fn same_tables(a: &Path, b: &Path) -> usize {
     let mut files = 0;
     for entry in std::fs::read_dir(a).unwrap() {
@@ -130,9 +131,7 @@ fn jobs_above_the_guard_stop_and_are_skipped_while_the_run_goes_on() {
     );
     assert!(err.contains("--resume"), "{err}");
     let board = part.join("5x5");
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(board.join("summary.json")).unwrap())
-            .unwrap();
+    let summary = summary_of(&board);
     let skipped = summary["skipped"].as_array().unwrap();
     let stopped: Vec<&str> = skipped
         .iter()
@@ -159,9 +158,7 @@ fn jobs_above_the_guard_stop_and_are_skipped_while_the_run_goes_on() {
     let made = 36 - skipped.len();
     let (code, err) = generate_guarded(&part, None, None, true);
     assert_eq!(code, 0, "{err}");
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(board.join("summary.json")).unwrap())
-            .unwrap();
+    let summary = summary_of(&board);
     assert_eq!(
         summary["reused"].as_array().unwrap().len(),
         made,
