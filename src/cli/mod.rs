@@ -77,7 +77,11 @@ enum Command {
     /// `ulimit -v` and the machine's memory). One that does not fit is skipped with its
     /// estimate and the run goes on; materials that need a skipped one are skipped too. All
     /// are named on stderr and in summary.json ("skipped"), and the exit status is then 1;
-    /// with more memory, --resume keeps what was made and makes the rest.
+    /// with more memory, --resume keeps what was made and makes the rest. While a material
+    /// runs, a guard stops it cleanly (and skips it) once its heap passes the limit
+    /// (BIDTB_MEMORY_GUARD sets the guard's own). Where α and β are solved apart, α's values
+    /// wait in a temporary file while β is solved if they hold more than 256 MiB
+    /// (BIDTB_SPILL_ABOVE sets it; 0: always).
     Generate(generate::Args),
     /// One row of facts per board over a range of boards, solved with --method solve.
     ///
