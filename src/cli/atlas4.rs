@@ -98,13 +98,12 @@ fn from_tables(board: Board, tables: &Path, args: &Args) -> Result<BoardCensus, 
         // Reasons name the files relative to the tables' directory: they go into the
         // atlas, which should not carry the paths of the machine that made it.
         let read = || -> Result<(MaterialRecord, Table), String> {
-            let text = std::fs::read_to_string(&record)
-                .map_err(|e| match e.kind() {
-                    std::io::ErrorKind::NotFound => {
-                        format!("not made here: no record {board}/{m}.json")
-                    }
-                    _ => format!("record {board}/{m}.json unreadable: {}", e.kind()),
-                })?;
+            let text = std::fs::read_to_string(&record).map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => {
+                    format!("not made here: no record {board}/{m}.json")
+                }
+                _ => format!("record {board}/{m}.json unreadable: {}", e.kind()),
+            })?;
             let r: MaterialRecord = serde_json::from_str(&text)
                 .map_err(|e| format!("{board}/{m}.json does not parse: {e}"))?;
             let t = Table::open(&table).map_err(|e| {
