@@ -106,9 +106,9 @@ pub fn verify_board(tables: &Tablebase, board: Board) -> Result<BoardCheck, Erro
 pub struct Checked<'a> {
     /// The material.
     pub material: Material,
-    /// Its place in the board's order (1-based) and the number of materials.
+    /// Its place in the order of checking (1-based).
     pub index: usize,
-    /// The number of materials of the board.
+    /// The number of materials checked.
     pub count: usize,
     /// Seconds its check took.
     pub seconds: f64,
