@@ -205,6 +205,42 @@ pub fn stated_header_len(prefix: &[u8]) -> Option<usize> {
     Some(u32::from_le_bytes(word.try_into().ok()?) as usize)
 }
 
+/// Check the body that follows a header without holding it: exactly `len` bytes (as the
+/// header states), the file ending there, its CRC-32 equal to `crc`, read in pieces. The
+/// file is left at the start of the body, for a decoder that reads it as a stream.
+pub fn check_body_streamed(
+    file: &mut File,
+    file_len: u64,
+    header_len: usize,
+    len: u64,
+    crc: u32,
+) -> Result<(), String> {
+    use std::io::{Seek, SeekFrom};
+    let expected = (header_len as u64).checked_add(len);
+    if expected != Some(file_len) {
+        return Err(format!(
+            "truncated or extended: the header says {} bytes, the file has {file_len}",
+            expected.map_or("too many".to_string(), |e| e.to_string())
+        ));
+    }
+    let mut hasher = crc32fast::Hasher::new();
+    let mut piece = vec![0u8; 1 << 20];
+    let mut left = len;
+    while left > 0 {
+        let n = piece.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        file.read_exact(&mut piece[..n])
+            .map_err(|e| e.to_string())?;
+        hasher.update(&piece[..n]);
+        left -= n as u64;
+    }
+    if hasher.finalize() != crc {
+        return Err("corrupted: the body checksum does not match".into());
+    }
+    file.seek(SeekFrom::Start(header_len as u64))
+        .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
 /// Read the body that follows a header: exactly `len` bytes (as the header states), its
 /// CRC-32 checked against `crc`; the file must end there.
 pub fn read_body(
