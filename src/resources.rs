@@ -350,34 +350,26 @@ const GUARD_PERIOD: std::time::Duration = std::time::Duration::from_millis(100);
 /// [`check`]); None when neither is known. An unparsable `BIDTB_MEMORY_GUARD` is an
 /// error naming the accepted forms.
 pub fn guard_limit() -> Result<Option<u64>, Error> {
-    match std::env::var_os("BIDTB_MEMORY_GUARD") {
-        Some(raw) => {
-            let text = raw.to_string_lossy();
-            parse_size(&text).map(Some).ok_or_else(|| {
-                Error::Usage(format!(
-                    "BIDTB_MEMORY_GUARD={text:?} is not a size: give {SIZE_FORMS}"
-                ))
-            })
-        }
-        None => Ok(usable_bytes().map(|(bytes, _)| bytes)),
-    }
+    Ok(env_size("BIDTB_MEMORY_GUARD")?.or_else(|| usable_bytes().map(|(bytes, _)| bytes)))
+}
+
+/// The size in the environment variable `name`, None if it is not set; an unparsable one
+/// is a usage error naming the accepted forms.
+fn env_size(name: &str) -> Result<Option<u64>, Error> {
+    let Some(raw) = std::env::var_os(name) else {
+        return Ok(None);
+    };
+    let text = raw.to_string_lossy();
+    parse_size(&text)
+        .map(Some)
+        .ok_or_else(|| Error::Usage(format!("{name}={text:?} is not a size: give {SIZE_FORMS}")))
 }
 
 /// `BIDTB_SPILL_ABOVE`: above how many bytes α's values are moved to a temporary file
 /// while β is solved apart (the solve method; `0` always, a large size never). None when
 /// it is not set; an unparsable value is an error naming the accepted forms.
 pub fn spill_above() -> Result<Option<u64>, Error> {
-    match std::env::var_os("BIDTB_SPILL_ABOVE") {
-        Some(raw) => {
-            let text = raw.to_string_lossy();
-            parse_size(&text).map(Some).ok_or_else(|| {
-                Error::Usage(format!(
-                    "BIDTB_SPILL_ABOVE={text:?} is not a size: give {SIZE_FORMS}"
-                ))
-            })
-        }
-        None => Ok(None),
-    }
+    env_size("BIDTB_SPILL_ABOVE")
 }
 
 /// Watches the process's anonymous resident memory while a job runs, and raises `flag`
