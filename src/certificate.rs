@@ -17,6 +17,8 @@
 
 use std::cmp::Ordering;
 
+use num_integer::Integer;
+use num_traits::Zero;
 use rayon::prelude::*;
 
 use crate::graph::{Adjacency, Graph};
@@ -90,10 +92,16 @@ fn image_violation(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
     !(zero_or_one || minus_one)
 }
 
-/// `2·p/q = p1/q1 + p2/q2`, exactly. When the three denominators have the same odd part
-/// (q = r·2^i, q1 = r·2^j, q2 = r·2^k: nearly always, since values are means of values),
-/// over the common denominator r·2^m it reads `p·2^(m−i+1) = p1·2^(m−j) + p2·2^(m−k)`,
-/// shifts and one addition; otherwise by cross-multiplication (no gcd).
+/// `2·p/q = p1/q1 + p2/q2`, exactly, without a gcd. Write each denominator as its odd part
+/// times a power of two (q = r·2^i, q1 = r1·2^j, q2 = r2·2^k).
+/// - When the two targets share their odd part (r1 = r2: nearly always, since values are
+///   means of values), their sum is `s / (r1·2^m)` with `s = p1·2^(m−j) + p2·2^(m−k)`:
+///   shifts and one addition.
+///   - If also r = r1 (no factor cancelled in p/q), the equation reads `p·2^(m−i+1) = s`.
+///   - If r divides r1 with a short quotient f (a factor cancelled), it reads
+///     `p·f·2^(m+1) = s·2^i`: one product by the short f.
+///   - Otherwise by cross-multiplication: `p·r1·2^(m+1) = s·q`.
+/// - Otherwise by cross-multiplication of all three fractions.
 fn equation_holds_with(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
     let (x, y, z) = (g.value(p), g.value(w), g.value(b));
     // Nearly always within a component: one denominator.
@@ -103,14 +111,26 @@ fn equation_holds_with(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
     let twos = |v: &Value| v.denom().trailing_zeros().unwrap_or(0);
     let (i, j, k) = (twos(x), twos(y), twos(z));
     let odd = |v: &Value, t: u64| v.denom() >> t;
-    let rx = odd(x, i);
-    if rx == odd(y, j) && rx == odd(z, k) {
-        let m = i.max(j).max(k);
-        return (x.numer() << (m - i + 1)) == (y.numer() << (m - j)) + (z.numer() << (m - k));
+    let (ry, rz) = (odd(y, j), odd(z, k));
+    if ry != rz {
+        let lhs = (x.numer() << 1u8) * y.denom() * z.denom();
+        let rhs = x.denom() * (y.numer() * z.denom() + z.numer() * y.denom());
+        return lhs == rhs;
     }
-    let lhs = (x.numer() << 1u8) * y.denom() * z.denom();
-    let rhs = x.denom() * (y.numer() * z.denom() + z.numer() * y.denom());
-    lhs == rhs
+    let m = i.max(j).max(k);
+    let s = (y.numer() << (m - j)) + (z.numer() << (m - k));
+    let rx = odd(x, i);
+    if rx == ry {
+        return (x.numer() << (m - i + 1)) == s;
+    }
+    // A short quotient costs a short division; a long one is no cheaper than the products.
+    if rx.bits() + 64 >= ry.bits() {
+        let (f, rest) = ry.div_rem(&rx);
+        if rest.is_zero() {
+            return ((x.numer() * f) << (m + 1)) == (s << i);
+        }
+    }
+    ((x.numer() * &ry) << (m + 1)) == s * x.denom()
 }
 
 /// The positions whose equation fails, in increasing order, checked exactly: the
@@ -345,6 +365,8 @@ pub fn proved_final(g: &impl Imaged, game: &Graph) -> Vec<bool> {
 mod tests {
     use super::*;
     use crate::value::Images;
+    use num_bigint::BigUint;
+    use num_rational::Ratio;
 
     /// The retrograde pass that [`closure`] replaced: predecessor lists, a counter of the
     /// `all` options not yet in, one frontier per level. The reference for [`closure`].
@@ -512,6 +534,55 @@ mod tests {
             assert_eq!(equation_holds_with(&g, 0, 1, 2), holds, "{values:?}");
             let x = values[0].as_ratio() * v(2, 1).as_ratio();
             assert_eq!(x == values[1].as_ratio() + values[2].as_ratio(), holds);
+        }
+    }
+
+    proptest::proptest! {
+        /// Every path of the exact equation check (one denominator, shared odd parts, a
+        /// cancelled factor with a short or a long quotient, cross-multiplication, values
+        /// not in lowest terms) agrees with rational arithmetic.
+        #[test]
+        fn equation_check_equals_rational_arithmetic(
+            odd in proptest::collection::vec(0usize..5, 3),
+            twos in proptest::collection::vec(0u32..6, 3),
+            nums in proptest::collection::vec(0u64..400, 2),
+            reduce in proptest::bool::ANY,
+            shift in 0u32..3,
+        ) {
+            // Odd parts that divide one another, by short and by long quotients.
+            let long = BigUint::from(3u8).pow(120);
+            let odds = [
+                BigUint::from(1u8),
+                BigUint::from(3u8),
+                BigUint::from(15u8),
+                long.clone(),
+                long * 5u8,
+            ];
+            let den = |t: usize| &odds[odd[t]] << twos[t];
+            let make = |n: BigUint, d: BigUint| {
+                if reduce {
+                    Value::from(Ratio::new(n, d))
+                } else {
+                    Value::new_raw(n, d)
+                }
+            };
+            let (dy, dz) = (den(1), den(2));
+            let y = make(BigUint::from(nums[0]) * &dy / 400u32, dy);
+            let z = make(BigUint::from(nums[1]) * &dz / 400u32, dz);
+            // x: the true mean half of the time (written over a multiple of its
+            // denominator), else a neighbour.
+            let mean = (y.as_ratio() + z.as_ratio()) / Ratio::from_integer(BigUint::from(2u8));
+            let scale = BigUint::from(1u8) << shift;
+            let x = if nums[0] % 2 == 0 {
+                make(mean.numer() * &scale, mean.denom() * &scale)
+            } else {
+                let d = den(0);
+                make(BigUint::from(nums[0] + nums[1]) * &d / 800u32, d)
+            };
+            let want = x.as_ratio() * Ratio::from_integer(BigUint::from(2u8))
+                == y.as_ratio() + z.as_ratio();
+            let g = images_of(vec![x, y, z]);
+            proptest::prop_assert_eq!(equation_holds_with(&g, 0, 1, 2), want);
         }
     }
 

@@ -404,14 +404,15 @@ fn reconstruct(
         .into_iter()
         .map(|ti| ti.expect("every entry found"))
         .collect();
-    // Exact check in integers: diag · t_i · L = c_i · q + Σ coef · t_j · L.
+    // Exact check in integers: diag · t_i · L = c_i · q + Σ coef · t_j · L, as
+    // (diag · t_i − Σ coef · t_j) · L = c_i · q: two long products a row, not four.
     let l = BigInt::from(lcm.clone());
     let holds = rows.par_iter().enumerate().all(|(i, row)| {
-        let mut right = &c[i] * &q;
+        let mut left = &t[i] * row.diag as u32;
         for &(j, coef) in row.terms() {
-            right += &t[j as usize] * &l * coef as u32;
+            left -= &t[j as usize] * coef as u32;
         }
-        &t[i] * &l * row.diag as u32 == right
+        left * &l == &c[i] * &q
     });
     if !holds || t.iter().any(|v| v.is_negative()) {
         return None;

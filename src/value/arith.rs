@@ -148,6 +148,14 @@ pub fn reduced(num: BigUint, den: BigUint) -> Value {
     }
 }
 
+/// gcd(a, b) without a gcd when the two share their odd part (a = r·2^i, b = r·2^j: then
+/// it is r·2^min(i, j)), as the denominators of neighbouring values nearly always do.
+fn shared_odd_part(a: &BigUint, b: &BigUint) -> Option<BigUint> {
+    let (i, j) = (a.trailing_zeros()?, b.trailing_zeros()?);
+    (a.bits() - i == b.bits() - j && (a >> i) == (b >> j))
+        .then(|| if i <= j { a.clone() } else { b.clone() })
+}
+
 /// `(a + b) / 2` in lowest terms (Knuth's addition: one gcd of the denominators, one of
 /// the numerator with it).
 pub fn mean(a: &Value, b: &Value) -> Value {
@@ -155,7 +163,7 @@ pub fn mean(a: &Value, b: &Value) -> Value {
     if da == db {
         return reduced(na + nb, da << 1);
     }
-    let g = gcd(da, db);
+    let g = shared_odd_part(da, db).unwrap_or_else(|| gcd(da, db));
     let (num, den) = if g.is_one() {
         (na * db + nb * da, da * db)
     } else {
@@ -192,6 +200,11 @@ mod tests {
             (v(0, 1), v(1, 1)),
             (v(7, 10), v(3, 14)),
             (v(1, 2), v(1, 2)),
+            // Denominators with one odd part (3·2^i): the gcd is the smaller one.
+            (v(1, 6), v(5, 12)),
+            (v(5, 24), v(1, 3)),
+            (v(7, 48), v(5, 6)),
+            (v(1, 8), v(3, 4)),
         ] {
             let want = Value::from(
                 (a.as_ratio() + b.as_ratio())
