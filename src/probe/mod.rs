@@ -28,7 +28,6 @@ use std::path::{Path, PathBuf};
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::{One, Zero};
 use serde_json::json;
 
 use crate::error::Error;
@@ -584,36 +583,22 @@ impl Tablebase {
         let best = |list: &[MoveInfo], own: &Value, f: fn(&MoveInfo) -> &Value, max| {
             extreme(list, f, max).unwrap_or(own).clone()
         };
-        // (x_W − x_B) / 2 = (p·t − r·q) / (2·q·t), with one gcd (the fast one of
-        // `value::arith`: num-bigint's takes milliseconds at thousands of digits).
+        // (x_W − x_B) / 2 in lowest terms, with one gcd (the fast one of `value::arith`:
+        // num-bigint's takes milliseconds at thousands of digits).
         let bid_on = |x_w: &Value, x_b: &Value| {
-            let (p, q) = (x_w.numer(), x_w.denom());
-            let (r, t) = (x_b.numer(), x_b.denom());
-            let (left, right, den) = if q == t {
-                (p.clone(), r.clone(), q << 1)
-            } else {
-                (p * t, r * q, (q * t) << 1)
-            };
-            let (negative, magnitude) = if left >= right {
-                (false, left - right)
-            } else {
-                (true, right - left)
-            };
-            let g = crate::value::arith::gcd(&magnitude, &den);
+            let (negative, half) = crate::value::arith::half_difference(x_w, x_b);
+            if half.is_zero() {
+                return BigRational::from_integer(BigInt::from(0));
+            }
             let sign = if negative {
                 num_bigint::Sign::Minus
             } else {
                 num_bigint::Sign::Plus
             };
-            let (n, d) = if g.is_one() {
-                (magnitude, den)
-            } else {
-                (magnitude / &g, den / &g)
-            };
-            if n.is_zero() {
-                return BigRational::from_integer(BigInt::from(0));
-            }
-            BigRational::new_raw(BigInt::from_biguint(sign, n), BigInt::from(d))
+            BigRational::new_raw(
+                BigInt::from_biguint(sign, half.numer().clone()),
+                BigInt::from(half.denom().clone()),
+            )
         };
         let x_w = best(&white, &own.value, MoveInfo::lower, true);
         let x_b = best(&black, &own.value, MoveInfo::lower, false);

@@ -117,7 +117,7 @@ pub fn is_reduced(v: &Value) -> bool {
     gcd(v.numer(), v.denom()).is_one()
 }
 
-/// A value in [0, 1] as the nearest `f64` (within 2⁻⁵² relative).
+/// A value in [0, 1] as an `f64` (within 2⁻⁵⁰ relative: [`Value::to_f64`]).
 pub fn shadow(v: &Value) -> f64 {
     v.to_f64()
 }
@@ -179,6 +179,33 @@ pub fn mean(a: &Value, b: &Value) -> Value {
     }
 }
 
+/// `(a − b) / 2` in lowest terms, as its sign (true: negative) and magnitude: the bid of
+/// SPEC §2, for `a` and `b` in lowest terms. Knuth's subtraction, as in [`mean`]: one gcd
+/// of the denominators (none when they share their odd part) and one of the difference
+/// with it, instead of a gcd of numbers twice the values' size.
+pub fn half_difference(a: &Value, b: &Value) -> (bool, Value) {
+    let (na, da, nb, db) = (a.numer(), a.denom(), b.numer(), b.denom());
+    let g = shared_odd_part(da, db).unwrap_or_else(|| gcd(da, db));
+    let (left, right) = (na * (db / &g), nb * (da / &g));
+    let (negative, t) = if left >= right {
+        (false, left - right)
+    } else {
+        (true, right - left)
+    };
+    if t.is_zero() {
+        return (false, Value::zero());
+    }
+    // t / (da·db/g) is in lowest terms once the common factors of t and g are out.
+    let g2 = gcd(&t, &g);
+    let (num, den) = (&t / &g2, (da / &g) * (db / &g2));
+    let half = if num.bit(0) {
+        Value::new_raw(num, den << 1)
+    } else {
+        Value::new_raw(num >> 1, den)
+    };
+    (negative, half)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,6 +239,44 @@ mod tests {
             );
             assert!(same(&mean(&a, &b), &want), "{a} {b}");
         }
+    }
+
+    /// Half differences, signed and reduced, on every path: one denominator, one odd part
+    /// with other powers of two, and unrelated denominators; zero is 0/1.
+    #[test]
+    fn half_differences_are_exact_and_reduced() {
+        use num_bigint::BigInt;
+        use num_rational::BigRational;
+        use num_traits::Signed;
+        let signed = |x: &Value| {
+            BigRational::new(
+                BigInt::from(x.numer().clone()),
+                BigInt::from(x.denom().clone()),
+            )
+        };
+        let cases = [
+            (v(3, 4), v(1, 4)),
+            (v(1, 4), v(3, 4)),
+            (v(1, 6), v(5, 12)),
+            (v(5, 24), v(1, 3)),
+            (v(1, 3), v(2, 7)),
+            (v(1, 2), v(1, 2)),
+            (v(7, 48), v(5, 6)),
+        ];
+        for (a, b) in cases {
+            let (negative, got) = half_difference(&a, &b);
+            let want = (signed(&a) - signed(&b)) / BigRational::from_integer(2.into());
+            assert_eq!(
+                negative,
+                want < BigRational::from_integer(0.into()),
+                "{a} {b}"
+            );
+            assert_eq!(signed(&got), want.abs(), "{a} {b}");
+            // In lowest terms: what reducing it again gives.
+            let again = Value::new(got.numer().clone(), got.denom().clone());
+            assert!(same(&got, &again), "{a} {b}");
+        }
+        assert!(same(&half_difference(&v(1, 3), &v(1, 3)).1, &Value::zero()));
     }
 
     /// Modular inverses by dashu-int's extended gcd: p·b ≡ 1 (mod q) with 0 < b ≤ q, for
