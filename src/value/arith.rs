@@ -171,7 +171,11 @@ pub fn mean(a: &Value, b: &Value) -> Value {
         let g2 = gcd(&t, &g);
         (&t / &g2, (da / &g) * (db / &g2))
     };
-    // num/den is in lowest terms; halve it.
+    halved(num, den)
+}
+
+/// Half of `num / den`, which is in lowest terms, in lowest terms.
+fn halved(num: BigUint, den: BigUint) -> Value {
     if num.bit(0) {
         Value::new_raw(num, den << 1)
     } else {
@@ -197,13 +201,7 @@ pub fn half_difference(a: &Value, b: &Value) -> (bool, Value) {
     }
     // t / (da·db/g) is in lowest terms once the common factors of t and g are out.
     let g2 = gcd(&t, &g);
-    let (num, den) = (&t / &g2, (da / &g) * (db / &g2));
-    let half = if num.bit(0) {
-        Value::new_raw(num, den << 1)
-    } else {
-        Value::new_raw(num >> 1, den)
-    };
-    (negative, half)
+    (negative, halved(&t / &g2, (da / &g) * (db / &g2)))
 }
 
 #[cfg(test)]
