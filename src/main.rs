@@ -78,19 +78,6 @@ fn out_of_memory(size: usize) -> ! {
     std::process::exit(1)
 }
 
-/// Hand the memory that the allocator keeps for reuse back to the system, on every thread
-/// of the pool (each has its own heap), between the jobs of a run: what one material freed
-/// would otherwise stay resident, inflate the next job's measured peak and hide memory from
-/// its memory check.
-pub fn release_free_memory() {
-    let collect = || {
-        // SAFETY: `mi_collect` only frees what the calling thread's heap no longer uses.
-        unsafe { libmimalloc_sys::mi_collect(true) }
-    };
-    rayon::broadcast(|_| collect());
-    collect();
-}
-
 /// Under an address-space limit (`ulimit -v`), keep the C library's allocator (which a few
 /// system calls of the runtime use) to one arena: by default it reserves 64 MB of address
 /// space for each thread that calls it, which a limit of a few hundred MB cannot spare.

@@ -464,6 +464,21 @@ pub fn anonymous_peak_mib() -> Option<u64> {
     (peak > 0).then_some(peak >> 20)
 }
 
+/// Hand the memory that the allocator keeps for reuse back to the system, on every thread
+/// of the pool (each has its own heap), between the jobs of a run: what one material freed
+/// would otherwise stay resident, inflate the next job's measured peak and hide memory from
+/// its memory check. Also inside a job, before a large allocation after a large release
+/// (α's values read back after β is solved). The program's allocator is mimalloc; under
+/// another (the Python module's) this frees nothing.
+pub fn release_free_memory() {
+    let collect = || {
+        // SAFETY: `mi_collect` only frees what the calling thread's heap no longer uses.
+        unsafe { libmimalloc_sys::mi_collect(true) }
+    };
+    rayon::broadcast(|_| collect());
+    collect();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

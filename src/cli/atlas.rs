@@ -83,7 +83,7 @@ fn solve_board(board: bidtb::Board, max_seconds: f64) -> Result<Result<Row, Stri
         return Ok(Err(e.to_string()));
     }
     let options = Options::solve(board);
-    crate::release_free_memory();
+    bidtb::resources::release_free_memory();
     resources::reset_peak();
     let started = Instant::now();
     let run = within(max_seconds, |control| {

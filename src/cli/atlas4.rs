@@ -375,7 +375,7 @@ pub(super) fn run(args: &Args, boards: &[Board]) -> Result<(), (u8, Error)> {
             rows.append(&mut kept);
             continue;
         }
-        crate::release_free_memory();
+        bidtb::resources::release_free_memory();
         let started = Instant::now();
         let (result, dropped) = match tables {
             Some(tables) => from_tables(board, tables, args),

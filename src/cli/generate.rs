@@ -76,7 +76,7 @@ impl Observer for Progress {
         }
     }
     fn material(&self, k: usize, total: usize, name: &str) {
-        crate::release_free_memory();
+        bidtb::resources::release_free_memory();
         if total > 1 {
             self.line(&format!("material {k}/{total}: {name}"));
         }

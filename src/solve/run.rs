@@ -23,6 +23,7 @@ use crate::geometry::Board;
 use crate::graph::Graph;
 use crate::material::Material;
 use crate::progress::{Control, Observer};
+use crate::resources;
 use crate::value::{Images, Value};
 
 /// What the solve method hands back: α proved, β proved apart where it had to be.
@@ -306,7 +307,7 @@ pub fn run(
     // the exits differ, α's values may still prove to be β with the exits' β; otherwise β
     // is solved apart.
     let same_exits = terminals.alpha == terminals.beta;
-    let beta = if same_exits && super::proves(&alpha.certificate, Bound::Beta) {
+    let mut beta = if same_exits && super::proves(&alpha.certificate, Bound::Beta) {
         None
     } else if let Some(proved) = (!same_exits)
         .then(|| alpha_as_beta(graph, terminals, &alpha))
@@ -314,6 +315,8 @@ pub fn run(
     {
         Some(proved)
     } else {
+        // α is certified: its images are not read again.
+        alpha.values.release_images();
         let spilled = spill_alpha(&mut alpha, control, obs);
         let before = alpha.kept();
         let beta = match solve_bound(
@@ -330,16 +333,30 @@ pub fn run(
             Err(SolveError::Stopped) => return Ok(interrupted()),
             Err(SolveError::Failed(why)) => return Err(failed(Bound::Beta, why)),
         };
-        stats.push(beta.stats.clone());
+        let Candidate {
+            mut values,
+            certificate,
+            stats: beta_stats,
+            ..
+        } = beta;
+        stats.push(beta_stats);
+        values.release_images();
         if let Some(spilled) = spilled {
+            // What β's solve freed goes back to the system before α's values return.
+            resources::release_free_memory();
             spilled
                 .back(&mut alpha.values)
                 .map_err(|e| Error::io(spill_dir(control), e))?;
         }
         Some(Proved {
-            values: beta.values,
-            certificate: beta.certificate,
+            values,
+            certificate,
         })
     };
+    // Certified: from here on the values are only read, one by one.
+    alpha.values.release_images();
+    if let Some(beta) = &mut beta {
+        beta.values.release_images();
+    }
     Ok(Run::Finished(Box::new(Outcome { alpha, beta, stats })))
 }
