@@ -26,8 +26,8 @@ use crate::material::Material;
 
 /// The first eight bytes of a solve checkpoint.
 pub const MAGIC: [u8; 8] = *b"BIDTBSOL";
-/// The format version.
-pub const VERSION: u32 = 2;
+/// The format version (3: a refinement keeps the reconstruction it was stopped in).
+pub const VERSION: u32 = 3;
 /// The file name in a board's directory.
 pub const FILE_NAME: &str = "solve.ckpt";
 const HEADER_LEN: usize = 112;

@@ -293,6 +293,7 @@ mod tests {
                 bits: 0,
                 attempts: 1,
             },
+            pending: Some(44),
         };
         let (first, second) = ([2u32, 0], [1u32]);
         let state = BoundStateRef {

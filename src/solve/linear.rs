@@ -13,14 +13,17 @@
 //! before it is returned, so the floating point decides nothing. The cost follows the size
 //! of the answer (its denominators), not a worst-case bound.
 //!
-//! A refinement can be stopped between two rounds and continued later from its
-//! [`Refinement`] state (the approximation, the exact residual and the round counters):
-//! the continued run does exactly what the uninterrupted one would have done.
+//! A refinement can be stopped between two rounds, or inside a reconstruction (whose
+//! reduction to lowest terms takes minutes on the largest 8x8 systems), and continued later
+//! from its [`Refinement`] state (the approximation, the exact residual, the round counters
+//! and the reconstruction under way): the continued run does exactly what the
+//! uninterrupted one would have done.
 
 use num_bigint::{BigInt, BigUint, Sign};
 use num_integer::Integer;
 use num_rational::Ratio;
 use num_traits::{One, Signed, ToPrimitive, Zero};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -82,6 +85,9 @@ pub struct Refinement {
     pub stalled: u32,
     /// What the refinement did so far.
     pub stats: LinearStats,
+    /// A reconstruction stopped part-way at this scale, with this error bound (bits): it
+    /// is tried again first when the refinement continues.
+    pub pending: Option<u64>,
 }
 
 /// What a refinement is asked between rounds: whether to stop, and whether a checkpoint
@@ -151,6 +157,7 @@ pub fn solve(
             next_try: 64,
             stalled: 0,
             stats: LinearStats::default(),
+            pending: None,
         },
     };
     let Refinement {
@@ -161,6 +168,7 @@ pub fn solve(
         mut next_try,
         mut stalled,
         mut stats,
+        mut pending,
     } = start;
     // y = (high << block_bits) + block: recent corrections gather in the short `block`,
     // folded into the long `high` every FOLD_BITS, so that a round costs time in the size
@@ -177,6 +185,33 @@ pub fn solve(
         *bits = 0;
     };
     loop {
+        // A reconstruction stopped part-way is tried again first, as it would have gone on.
+        if let Some(err) = pending.take() {
+            match reconstruct(rows, &c, &high, &lcm, k, err, watch) {
+                Attempt::Solved(x) => {
+                    stats.attempts += 1;
+                    stats.bits = k;
+                    return Ok((x, stats));
+                }
+                Attempt::NotYet => {
+                    stats.attempts += 1;
+                    next_try = k + k / 4;
+                }
+                Attempt::Stopped => {
+                    let state = Refinement {
+                        y: high,
+                        r,
+                        k,
+                        step,
+                        next_try,
+                        stalled,
+                        stats,
+                        pending: Some(err),
+                    };
+                    return Err(LinearError::Stopped(Box::new(state)));
+                }
+            }
+        }
         let e = r.iter().map(|x| x.bits()).max().unwrap_or(0);
         if e == 0 {
             // Exact: y / 2^k is L·x.
@@ -210,6 +245,7 @@ pub fn solve(
                 next_try,
                 stalled,
                 stats,
+                pending: None,
             };
             if stopping {
                 return Err(LinearError::Stopped(Box::new(state)));
@@ -261,15 +297,12 @@ pub fn solve(
             (gain - 3).clamp(4, MAX_STEP as i64) as u64
         };
         if k >= next_try && e_new > 0 {
-            stats.attempts += 1;
             fold(&mut high, &mut block, &mut block_bits);
-            // The error of y is about |A⁻¹| · |R|; |d| / |R / 2^e| estimates |A⁻¹|.
+            // The error of y is about |A⁻¹| · |R|; |d| / |R / 2^e| estimates |A⁻¹|. The
+            // attempt itself is made at the top of the loop, where a continued run makes
+            // one that was stopped part-way.
             let guard = 8 + growth.max(1.0).log2().ceil() as u64;
-            if let Some(x) = reconstruct(rows, &c, &high, &lcm, k, e_new + guard) {
-                stats.bits = k;
-                return Ok((x, stats));
-            }
-            next_try = k + k / 4;
+            pending = Some(e_new + guard);
         }
     }
 }
@@ -339,11 +372,23 @@ fn round_scaled(v: f64, s: u64) -> BigInt {
     BigInt::from_biguint(if v < 0.0 { Sign::Minus } else { Sign::Plus }, magnitude)
 }
 
+/// What a reconstruction attempt gave.
+enum Attempt {
+    /// The exact solution, checked against every row.
+    Solved(Vec<Value>),
+    /// The precision does not suffice yet.
+    NotYet,
+    /// The watch said stop before it ended.
+    Stopped,
+}
+
 /// The exact solution from the approximation `y / (2^k L)` (error below `2^err / (2^k L)`),
 /// if the precision suffices: a common denominator q is built entry by entry (an entry
 /// that `t/q` does not match within the error extends q by the simplest rational near
 /// `x_i · q`), refusing any extension whose denominator the precision cannot pin down
-/// uniquely; the result is checked exactly against every row, in integers.
+/// uniquely; the result is checked exactly against every row, in integers, and reduced to
+/// lowest terms. The check and the reduction (long products and gcds of every entry: minutes
+/// on the largest 8x8 systems) ask `watch` whether to stop as they go.
 fn reconstruct(
     rows: &[Row],
     c: &[BigInt],
@@ -351,7 +396,8 @@ fn reconstruct(
     lcm: &BigUint,
     k: u64,
     err: u64,
-) -> Option<Vec<Value>> {
+    watch: &dyn Watch,
+) -> Attempt {
     let den = BigInt::from(lcm << k);
     // Bits of precision of each x_i: its interval has width 2^(err + 1) / den.
     let precision = (den.bits() as i64 - err as i64 - 1).max(0) as u64;
@@ -393,7 +439,7 @@ fn reconstruct(
         );
         let b = BigInt::from(z.denom().clone());
         if 2 * b.bits() + q.bits() + 16 > precision {
-            return None;
+            return Attempt::NotYet;
         }
         // x_i = z / q = a / (b q): every numerator found so far scales by b.
         t.par_iter_mut().flatten().for_each(|ti| *ti *= &b);
@@ -407,22 +453,30 @@ fn reconstruct(
     // Exact check in integers: diag · t_i · L = c_i · q + Σ coef · t_j · L, as
     // (diag · t_i − Σ coef · t_j) · L = c_i · q: two long products a row, not four.
     let l = BigInt::from(lcm.clone());
+    let stopped = AtomicBool::new(false);
     let holds = rows.par_iter().enumerate().all(|(i, row)| {
+        if watch.stopping() {
+            stopped.store(true, Ordering::Relaxed);
+            return false;
+        }
         let mut left = &t[i] * row.diag as u32;
         for &(j, coef) in row.terms() {
             left -= &t[j as usize] * coef as u32;
         }
         left * &l == &c[i] * &q
     });
+    if stopped.load(Ordering::Relaxed) {
+        return Attempt::Stopped;
+    }
     if !holds || t.iter().any(|v| v.is_negative()) {
-        return None;
+        return Attempt::NotYet;
     }
     let q = q.into_parts().1;
-    Some(
-        t.into_par_iter()
-            .map(|v| reduced(v.into_parts().1, q.clone()))
-            .collect(),
-    )
+    let x: Option<Vec<Value>> = t
+        .into_par_iter()
+        .map(|v| (!watch.stopping()).then(|| reduced(v.into_parts().1, q.clone())))
+        .collect();
+    x.map_or(Attempt::Stopped, Attempt::Solved)
 }
 
 /// Whether `x` satisfies every row exactly: `diag · x_i = rhs_i + Σ coef · x_j`.
@@ -548,11 +602,64 @@ mod tests {
             next_try: 9,
             stalled: 0,
             stats: LinearStats::default(),
+            pending: None,
         };
         assert_eq!(
             solve(&rows, &rhs, Some(odd), &Unwatched).unwrap(),
             (want, whole)
         );
+    }
+
+    /// Says stop from its `at`-th question on, and counts the questions.
+    struct StopAtCall {
+        calls: std::sync::atomic::AtomicU32,
+        at: u32,
+    }
+
+    impl Watch for StopAtCall {
+        fn stopping(&self) -> bool {
+            self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 >= self.at
+        }
+        fn due(&self) -> bool {
+            false
+        }
+        fn snapshot(&self, _: &Refinement) {}
+    }
+
+    /// A stop asked for inside the final reconstruction (its exact check, then its
+    /// reduction to lowest terms) is answered there, and the continued run tries the same
+    /// reconstruction again: the same values and the same statistics as without the stop.
+    #[test]
+    fn a_stop_inside_the_reconstruction_continues_to_the_same_answer() {
+        let m = 300u32;
+        let rows: Vec<Row> = (0..m).map(|i| row(2, &[((i + 1) % m, 1)])).collect();
+        let rhs: Vec<Rational> = (0..m as u64).map(|i| v(i % 7, 7 + i % 5)).collect();
+        let (want, whole) = solve(&rows, &rhs, None, &Unwatched).unwrap();
+        let count = StopAtCall {
+            calls: 0.into(),
+            at: u32::MAX,
+        };
+        assert_eq!(
+            solve(&rows, &rhs, None, &count).unwrap(),
+            (want.clone(), whole)
+        );
+        // Once a round, once a row in the exact check and once a value in the reduction.
+        let total = count.calls.into_inner();
+        assert!(total >= whole.rounds + 2 * m, "{total} questions");
+        for at in [total - m / 2, total - m - m / 2, total - 2 * m + 1] {
+            let watch = StopAtCall {
+                calls: 0.into(),
+                at,
+            };
+            let Err(LinearError::Stopped(state)) = solve(&rows, &rhs, None, &watch) else {
+                panic!("not stopped at question {at} of {total}");
+            };
+            assert!(state.pending.is_some(), "stopped at {at}, not inside");
+            assert_eq!(state.stats.rounds, whole.rounds);
+            let (got, stats) = solve(&rows, &rhs, Some(*state), &Unwatched).unwrap();
+            assert_eq!(got, want, "continued after question {at}");
+            assert_eq!(stats, whole, "continued after question {at}");
+        }
     }
 
     #[test]
