@@ -387,8 +387,9 @@ enum Attempt {
 /// that `t/q` does not match within the error extends q by the simplest rational near
 /// `x_i · q`), refusing any extension whose denominator the precision cannot pin down
 /// uniquely; the result is checked exactly against every row, in integers, and reduced to
-/// lowest terms. The check and the reduction (long products and gcds of every entry: minutes
-/// on the largest 8x8 systems) ask `watch` whether to stop as they go.
+/// lowest terms. The passes, the check and the reduction (long products, divisions and gcds
+/// of every entry: minutes on the largest 8x8 systems) ask `watch` whether to stop as they
+/// go.
 fn reconstruct(
     rows: &[Row],
     c: &[BigInt],
@@ -407,11 +408,15 @@ fn reconstruct(
     // Each pass finds every numerator that q explains (in parallel); the first entry it
     // does not explain extends q, and the next pass tries the rest again.
     loop {
-        let found: Vec<(usize, BigInt)> = t
+        // `None` if the watch said stop during the pass (a long one on a large system).
+        let found: Option<Vec<Option<(usize, BigInt)>>> = t
             .par_iter()
             .enumerate()
             .filter(|(_, ti)| ti.is_none())
-            .filter_map(|(i, _)| {
+            .map(|(i, _)| {
+                if watch.stopping() {
+                    return None;
+                }
                 // t = round(y_i · q / den): x_i's numerator over q if within the error.
                 let scaled = &y[i] * &q;
                 let (mut num, rem) = scaled.div_mod_floor(&den);
@@ -419,10 +424,13 @@ fn reconstruct(
                     num += 1;
                 }
                 let off = (&scaled - &num * &den).abs();
-                (off <= &slack * &q).then_some((i, num))
+                Some((off <= &slack * &q).then_some((i, num)))
             })
             .collect();
-        for (i, num) in found {
+        let Some(found) = found else {
+            return Attempt::Stopped;
+        };
+        for (i, num) in found.into_iter().flatten() {
             t[i] = Some(num);
         }
         let Some(i) = t.iter().position(Option::is_none) else {
@@ -643,10 +651,17 @@ mod tests {
             solve(&rows, &rhs, None, &count).unwrap(),
             (want.clone(), whole)
         );
-        // Once a round, once a row in the exact check and once a value in the reduction.
+        // Once a round, once an entry in each pass, once a row in the exact check and once
+        // a value in the reduction.
         let total = count.calls.into_inner();
-        assert!(total >= whole.rounds + 2 * m, "{total} questions");
-        for at in [total - m / 2, total - m - m / 2, total - 2 * m + 1] {
+        assert!(total >= whole.rounds + 3 * m, "{total} questions");
+        // In the reduction, in the check, at its first row, and in the final pass.
+        for at in [
+            total - m / 2,
+            total - m - m / 2,
+            total - 2 * m + 1,
+            total - 2 * m,
+        ] {
             let watch = StopAtCall {
                 calls: 0.into(),
                 at,
@@ -659,6 +674,19 @@ mod tests {
             let (got, stats) = solve(&rows, &rhs, Some(*state), &Unwatched).unwrap();
             assert_eq!(got, want, "continued after question {at}");
             assert_eq!(stats, whole, "continued after question {at}");
+        }
+        // A stop at any question, between rounds or inside any attempt, continues to the
+        // same answer.
+        for at in (1..total).step_by(13) {
+            let watch = StopAtCall {
+                calls: 0.into(),
+                at,
+            };
+            let Err(LinearError::Stopped(state)) = solve(&rows, &rhs, None, &watch) else {
+                panic!("not stopped at question {at} of {total}");
+            };
+            let (got, stats) = solve(&rows, &rhs, Some(*state), &Unwatched).unwrap();
+            assert_eq!((got, stats), (want.clone(), whole), "question {at}");
         }
     }
 
