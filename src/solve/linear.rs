@@ -372,6 +372,25 @@ fn round_scaled(v: f64, s: u64) -> BigInt {
     BigInt::from_biguint(if v < 0.0 { Sign::Minus } else { Sign::Plus }, magnitude)
 }
 
+/// `(n, |a − n·den|)` with `n = round(a / den)`, `den = L·2^k` (halves rounded up): the division
+/// by a power of two is a shift and the division by the short `L` is short, and the
+/// distance comes from the two remainders without multiplying `n` back (a reconstruction
+/// pass does this for every entry, on numbers of the values' size).
+fn nearest_quotient(a: BigInt, lcm: &BigInt, den: &BigInt, k: u64) -> (BigInt, BigInt) {
+    // a = 2^k · high + low (0 ≤ low < 2^k), high = L · n + r (0 ≤ r < L): a = den · n + rem,
+    // rem = r · 2^k + low, 0 ≤ rem < den.
+    let high = &a >> k as usize;
+    let low = a - (&high << k as usize);
+    let (mut n, r) = high.div_mod_floor(lcm);
+    let rem = (r << k as usize) + low;
+    if (&rem << 1u8) >= *den {
+        n += 1;
+        (n, den - rem)
+    } else {
+        (n, rem)
+    }
+}
+
 /// What a reconstruction attempt gave.
 enum Attempt {
     /// The exact solution, checked against every row.
@@ -403,11 +422,15 @@ fn reconstruct(
     // Bits of precision of each x_i: its interval has width 2^(err + 1) / den.
     let precision = (den.bits() as i64 - err as i64 - 1).max(0) as u64;
     let slack = BigInt::one() << err;
+    let lcm = &BigInt::from(lcm.clone());
     let mut q = BigInt::one();
     let mut t: Vec<Option<BigInt>> = vec![None; y.len()];
     // Each pass finds every numerator that q explains (in parallel); the first entry it
     // does not explain extends q, and the next pass tries the rest again.
     loop {
+        // The error allowed to y_i · q, in den's units: slack · q.
+        let bound = &q << err as usize;
+        let bound = &bound;
         // `None` if the watch said stop during the pass (a long one on a large system).
         let found: Option<Vec<Option<(usize, BigInt)>>> = t
             .par_iter()
@@ -418,13 +441,8 @@ fn reconstruct(
                     return None;
                 }
                 // t = round(y_i · q / den): x_i's numerator over q if within the error.
-                let scaled = &y[i] * &q;
-                let (mut num, rem) = scaled.div_mod_floor(&den);
-                if (&rem << 1u8) >= den {
-                    num += 1;
-                }
-                let off = (&scaled - &num * &den).abs();
-                Some((off <= &slack * &q).then_some((i, num)))
+                let (num, off) = nearest_quotient(&y[i] * &q, lcm, &den, k);
+                Some((&off <= bound).then_some((i, num)))
             })
             .collect();
         let Some(found) = found else {
@@ -460,7 +478,7 @@ fn reconstruct(
         .collect();
     // Exact check in integers: diag · t_i · L = c_i · q + Σ coef · t_j · L, as
     // (diag · t_i − Σ coef · t_j) · L = c_i · q: two long products a row, not four.
-    let l = BigInt::from(lcm.clone());
+    let l = lcm;
     let stopped = AtomicBool::new(false);
     let holds = rows.par_iter().enumerate().all(|(i, row)| {
         if watch.stopping() {
@@ -471,7 +489,7 @@ fn reconstruct(
         for &(j, coef) in row.terms() {
             left -= &t[j as usize] * coef as u32;
         }
-        left * &l == &c[i] * &q
+        left * l == &c[i] * &q
     });
     if stopped.load(Ordering::Relaxed) {
         return Attempt::Stopped;
@@ -687,6 +705,41 @@ mod tests {
             };
             let (got, stats) = solve(&rows, &rhs, Some(*state), &Unwatched).unwrap();
             assert_eq!((got, stats), (want.clone(), whole), "question {at}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The shortcut quotient is the nearest integer (halves up) to a / (L·2^k) and
+        /// its distance, as the long division and the product give them, for numbers of
+        /// either sign, exact multiples and halves included.
+        #[test]
+        fn nearest_quotient_is_the_rounded_division(
+            limbs in proptest::collection::vec(proptest::prelude::any::<u64>(), 0..5),
+            negative: bool,
+            lcm in 1u64..1_000_000,
+            k in 0u64..200,
+            exact in 0u8..3,
+        ) {
+            let den = BigInt::from(lcm) << k as usize;
+            let mut a = BigInt::from_biguint(
+                if negative { Sign::Minus } else { Sign::Plus },
+                BigUint::from_slice(
+                    &limbs.iter().flat_map(|l| [*l as u32, (l >> 32) as u32]).collect::<Vec<_>>(),
+                ),
+            );
+            // A multiple of den, or a multiple plus half of it, now and then.
+            if exact == 1 {
+                a = &a * &den;
+            } else if exact == 2 && lcm % 2 == 0 {
+                a = &a * &den + &den / 2;
+            }
+            let (mut want, rem) = a.div_mod_floor(&den);
+            if (&rem << 1u8) >= den {
+                want += 1;
+            }
+            let distance = (&a - &want * &den).abs();
+            let got = nearest_quotient(a, &BigInt::from(lcm), &den, k);
+            proptest::prop_assert_eq!(got, (want, distance));
         }
     }
 
