@@ -430,7 +430,6 @@ fn reconstruct(
     loop {
         // The error allowed to y_i · q, in den's units: slack · q.
         let bound = &q << err as usize;
-        let bound = &bound;
         // `None` if the watch said stop during the pass (a long one on a large system).
         let found: Option<Vec<Option<(usize, BigInt)>>> = t
             .par_iter()
@@ -442,7 +441,7 @@ fn reconstruct(
                 }
                 // t = round(y_i · q / den): x_i's numerator over q if within the error.
                 let (num, off) = nearest_quotient(&y[i] * &q, lcm, &den, k);
-                Some((&off <= bound).then_some((i, num)))
+                Some((off <= bound).then_some((i, num)))
             })
             .collect();
         let Some(found) = found else {
@@ -478,7 +477,6 @@ fn reconstruct(
         .collect();
     // Exact check in integers: diag · t_i · L = c_i · q + Σ coef · t_j · L, as
     // (diag · t_i − Σ coef · t_j) · L = c_i · q: two long products a row, not four.
-    let l = lcm;
     let stopped = AtomicBool::new(false);
     let holds = rows.par_iter().enumerate().all(|(i, row)| {
         if watch.stopping() {
@@ -489,7 +487,7 @@ fn reconstruct(
         for &(j, coef) in row.terms() {
             left -= &t[j as usize] * coef as u32;
         }
-        left * l == &c[i] * &q
+        left * lcm == &c[i] * &q
     });
     if stopped.load(Ordering::Relaxed) {
         return Attempt::Stopped;
@@ -652,6 +650,24 @@ mod tests {
         fn snapshot(&self, _: &Refinement) {}
     }
 
+    /// Solves with a stop at question `at` and continues from the stopped state: the
+    /// stopped state and the continued result.
+    fn stop_and_continue(
+        rows: &[Row],
+        rhs: &[Rational],
+        at: u32,
+    ) -> (Refinement, (Vec<Value>, LinearStats)) {
+        let watch = StopAtCall {
+            calls: 0.into(),
+            at,
+        };
+        let Err(LinearError::Stopped(state)) = solve(rows, rhs, None, &watch) else {
+            panic!("not stopped at question {at}");
+        };
+        let continued = solve(rows, rhs, Some((*state).clone()), &Unwatched).unwrap();
+        (*state, continued)
+    }
+
     /// A stop asked for inside the final reconstruction (its exact check, then its
     /// reduction to lowest terms) is answered there, and the continued run tries the same
     /// reconstruction again: the same values and the same statistics as without the stop.
@@ -680,31 +696,17 @@ mod tests {
             total - 2 * m + 1,
             total - 2 * m,
         ] {
-            let watch = StopAtCall {
-                calls: 0.into(),
-                at,
-            };
-            let Err(LinearError::Stopped(state)) = solve(&rows, &rhs, None, &watch) else {
-                panic!("not stopped at question {at} of {total}");
-            };
+            let (state, (got, stats)) = stop_and_continue(&rows, &rhs, at);
             assert!(state.pending.is_some(), "stopped at {at}, not inside");
             assert_eq!(state.stats.rounds, whole.rounds);
-            let (got, stats) = solve(&rows, &rhs, Some(*state), &Unwatched).unwrap();
             assert_eq!(got, want, "continued after question {at}");
             assert_eq!(stats, whole, "continued after question {at}");
         }
         // A stop at any question, between rounds or inside any attempt, continues to the
         // same answer.
         for at in (1..total).step_by(13) {
-            let watch = StopAtCall {
-                calls: 0.into(),
-                at,
-            };
-            let Err(LinearError::Stopped(state)) = solve(&rows, &rhs, None, &watch) else {
-                panic!("not stopped at question {at} of {total}");
-            };
-            let (got, stats) = solve(&rows, &rhs, Some(*state), &Unwatched).unwrap();
-            assert_eq!((got, stats), (want.clone(), whole), "question {at}");
+            let (_, continued) = stop_and_continue(&rows, &rhs, at);
+            assert_eq!(continued, (want.clone(), whole), "question {at}");
         }
     }
 
