@@ -6,7 +6,8 @@
 #   solve    `--method solve`: no iteration at all.
 # Checks that guesses and iterate report the same first Richman iteration and per-class
 # stable_at and write identical table files (header included), and that solve writes the
-# same files after their 160-byte headers (its header has no iteration fields). Prints one
+# same files after their headers (its header has no iteration fields; the header's length is
+# read from the file, bytes 12..16: 176 in format version 4). Prints one
 # line per board and exits 1 if anything differs.
 #
 #   scripts/compare-methods.sh            # all 49 boards (about 3 minutes here)
@@ -49,7 +50,8 @@ for f in $(seq 2 "$max"); do
         for file in "$work/guesses/$b"/*.bidtb; do
             name=$(basename "$file")
             cmp -s "$file" "$work/iterate/$b/$name" || verdict="DIFFER:iterate:$name"
-            cmp -s <(tail -c +161 "$file") <(tail -c +161 "$work/solve/$b/$name") ||
+            header=$(od -An -tu4 -j12 -N4 "$file" | tr -d ' ')
+            cmp -s <(tail -c +$((header + 1)) "$file") <(tail -c +$((header + 1)) "$work/solve/$b/$name") ||
                 verdict="DIFFER:solve:$name"
         done
         if [ "$verdict" = identical ]; then same=$((same + 1)); else differ=$((differ + 1)); fi

@@ -3,7 +3,7 @@
 //! to four men, both colour orientations, α and β separately, on 3x3, 3x4 and 4x4, and the
 //! en-passant material KPvKP on 3x5. The engine's side goes the whole way: `bidtb generate
 //! --pieces 4 --method solve` writes tables one material at a time in dependency order,
-//! and every position is read back through the query side (the index, the format version 3
+//! and every position is read back through the query side (the index, the format version 4
 //! reader, the colour mirror for the materials not stored).
 
 mod common;

@@ -194,7 +194,7 @@ fn damaged(bytes: &[u8], damage: &[Damage]) -> Vec<u8> {
     b
 }
 
-/// Recompute both checksums (of a version 3 header), so that the damage reaches the
+/// Recompute both checksums (of a version 4 header), so that the damage reaches the
 /// structural checks.
 fn fix_checksums(b: &mut [u8]) {
     let h = table::HEADER_LEN;

@@ -1,0 +1,227 @@
+//! A table's dictionary: every distinct value of the file once, in increasing order, so
+//! that positions store ranks and ranks compare like values; and the byte forms of its
+//! entries.
+//!
+//! Two entry forms exist. Versions 1 to 3 write each value whole: numerator length (u32),
+//! numerator, denominator. Version 4 writes each distinct denominator once, in a list of
+//! its own, and each entry as the number of its denominator in that list (u32) and its
+//! numerator. Values of a material share few denominators (8x8 KRvKN: a million values,
+//! 79,145 denominators), and a denominator is as long as its numerator, so version 4 holds
+//! about half the bytes.
+
+use std::collections::HashMap;
+
+use num_bigint::BigUint;
+use num_traits::Zero;
+use rayon::prelude::*;
+
+use crate::value::Value;
+use crate::value::arith::{cmp_shadowed, shadow};
+
+/// How a file's dictionary entries are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Form {
+    /// Versions 1 to 3: numerator length, numerator, denominator.
+    Whole,
+    /// Version 4: denominator number, numerator; the denominators listed apart.
+    SharedDenominators,
+}
+
+/// The smallest entry of each form: the length word (or the denominator number) and one
+/// byte (of the denominator, or of the numerator).
+pub(super) const MIN_ENTRY: u64 = 5;
+
+/// The dictionary of a file being written: its values in increasing order, the rank of
+/// each (by numerator and denominator, which are in lowest terms), and for version 4 its
+/// distinct denominators in the order of their first use.
+pub(super) struct Dictionary<'a> {
+    /// The distinct values, increasing.
+    pub values: Vec<&'a Value>,
+    ranks: HashMap<(&'a BigUint, &'a BigUint), u32>,
+    /// The distinct denominators, in the order of their first use by `values` (empty for
+    /// the whole form).
+    pub denominators: Vec<&'a BigUint>,
+    numbers: HashMap<&'a BigUint, u32>,
+    form: Form,
+}
+
+impl<'a> Dictionary<'a> {
+    /// The dictionary of `all` (values may repeat), in entry form `form`.
+    pub fn new(all: impl Iterator<Item = &'a Value>, form: Form) -> Dictionary<'a> {
+        let mut ranks: HashMap<(&BigUint, &BigUint), u32> = HashMap::new();
+        let mut values: Vec<&Value> = Vec::new();
+        for v in all {
+            ranks.entry((v.numer(), v.denom())).or_insert_with(|| {
+                values.push(v);
+                0
+            });
+        }
+        // Sort by a floating-point shadow, exactly only where shadows come close (values of
+        // thousands of digits make every cross-multiplication costly).
+        let mut keyed: Vec<(f64, &Value)> =
+            values.into_par_iter().map(|v| (shadow(v), v)).collect();
+        keyed.par_sort_by(|(fa, a), (fb, b)| cmp_shadowed(a, *fa, b, *fb));
+        let values: Vec<&Value> = keyed.into_iter().map(|(_, v)| v).collect();
+        for (rank, v) in values.iter().enumerate() {
+            ranks.insert((v.numer(), v.denom()), rank as u32);
+        }
+        let mut denominators = Vec::new();
+        let mut numbers = HashMap::new();
+        if form == Form::SharedDenominators {
+            for v in &values {
+                numbers.entry(v.denom()).or_insert_with(|| {
+                    denominators.push(v.denom());
+                    (denominators.len() - 1) as u32
+                });
+            }
+        }
+        Dictionary {
+            values,
+            ranks,
+            denominators,
+            numbers,
+            form,
+        }
+    }
+
+    /// The rank of `v`, which must be one of the values the dictionary was made from.
+    pub fn rank(&self, v: &Value) -> u32 {
+        self.ranks[&(v.numer(), v.denom())]
+    }
+
+    /// Forget the ranks (they are large and no longer needed once the positions' ranks
+    /// are written).
+    pub fn drop_ranks(&mut self) {
+        self.ranks = HashMap::new();
+    }
+
+    /// The bytes of entry `v`'s encoding, without encoding it.
+    pub fn entry_len(&self, v: &Value) -> u64 {
+        match self.form {
+            Form::Whole => 4 + byte_len(v.numer()) + byte_len(v.denom()),
+            Form::SharedDenominators => 4 + byte_len(v.numer()),
+        }
+    }
+
+    /// Append entry `v`'s encoding to `out`.
+    pub fn encode_entry(&self, v: &Value, out: &mut Vec<u8>) {
+        let numer = v.numer().to_bytes_le();
+        match self.form {
+            Form::Whole => {
+                out.extend_from_slice(&(numer.len() as u32).to_le_bytes());
+                out.extend_from_slice(&numer);
+                out.extend_from_slice(&v.denom().to_bytes_le());
+            }
+            Form::SharedDenominators => {
+                out.extend_from_slice(&self.numbers[v.denom()].to_le_bytes());
+                out.extend_from_slice(&numer);
+            }
+        }
+    }
+}
+
+/// The bytes `to_bytes_le` writes for `n` (one for zero).
+pub(super) fn byte_len(n: &BigUint) -> u64 {
+    n.bits().div_ceil(8).max(1)
+}
+
+/// A version 1 to 3 entry: numerator length (u32), numerator bytes, denominator bytes, all
+/// little-endian. None unless it is a fraction in [0, 1] with a non-zero denominator.
+pub(super) fn decode_whole(entry: &[u8]) -> Option<Value> {
+    let (len, rest) = entry.split_first_chunk::<4>()?;
+    let len = u32::from_le_bytes(*len) as usize;
+    if len >= rest.len() {
+        return None;
+    }
+    let (numer, denom) = rest.split_at(len);
+    fraction(numer, denom)
+}
+
+/// The denominator number of a version 4 entry (None if the entry is shorter than one).
+pub(super) fn denominator_number(entry: &[u8]) -> Option<u32> {
+    entry.first_chunk::<4>().map(|n| u32::from_le_bytes(*n))
+}
+
+/// A version 4 entry (denominator number, numerator bytes), with `denominator` the bytes of
+/// the denominator it names. None unless it is a fraction in [0, 1] with a non-zero
+/// denominator.
+pub(super) fn decode_shared(entry: &[u8], denominator: &[u8]) -> Option<Value> {
+    let numer = entry.get(4..).filter(|n| !n.is_empty())?;
+    fraction(numer, denominator)
+}
+
+fn fraction(numer: &[u8], denom: &[u8]) -> Option<Value> {
+    let numer = BigUint::from_bytes_le(numer);
+    let denom = BigUint::from_bytes_le(denom);
+    if denom.is_zero() || numer > denom {
+        return None;
+    }
+    Some(Value::new_raw(numer, denom))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(n: u64, d: u64) -> Value {
+        Value::small(n, d)
+    }
+
+    #[test]
+    fn entries_decode_to_their_values_and_have_the_stated_length() {
+        let big = BigUint::from(7u8).pow(300);
+        let values = [
+            v(0, 1),
+            v(1, 1),
+            v(255, 256),
+            v(256, 257),
+            v(1, 257),
+            Value::new(&big / 3u8, big.clone()),
+            Value::new(&big / 3u8 + 1u8, big.clone()),
+        ];
+        for form in [Form::Whole, Form::SharedDenominators] {
+            let d = Dictionary::new(values.iter(), form);
+            // Sorted, each value once.
+            assert!(d.values.windows(2).all(|w| w[0] < w[1]), "{form:?}");
+            for v in &values {
+                let mut e = Vec::new();
+                d.encode_entry(v, &mut e);
+                assert_eq!(e.len() as u64, d.entry_len(v), "{form:?} {v}");
+                let back = match form {
+                    Form::Whole => decode_whole(&e),
+                    Form::SharedDenominators => {
+                        let n = denominator_number(&e).unwrap() as usize;
+                        decode_shared(&e, &d.denominators[n].to_bytes_le())
+                    }
+                };
+                assert_eq!(back.as_ref(), Some(v), "{form:?}");
+                assert_eq!(d.values[d.rank(v) as usize], v);
+            }
+        }
+        // 1, 256, 257 and 7^300: each listed once, in the order of first use (0 < 1/257
+        // < big/3 < … ).
+        let d = Dictionary::new(values.iter(), Form::SharedDenominators);
+        let want: Vec<BigUint> = vec![1u32.into(), 257u32.into(), big.clone(), 256u32.into()];
+        assert_eq!(d.denominators, want.iter().collect::<Vec<_>>());
+        assert!(
+            Dictionary::new(values.iter(), Form::Whole)
+                .denominators
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn malformed_entries_are_not_values() {
+        // Numerator above the denominator, zero denominator, no numerator.
+        assert_eq!(decode_whole(&[1, 0, 0, 0, 3, 2]), None);
+        assert_eq!(decode_whole(&[1, 0, 0, 0, 1, 0]), None);
+        assert_eq!(decode_whole(&[1, 0, 0, 0, 1]), None);
+        assert_eq!(decode_whole(&[1, 0, 0]), None);
+        assert_eq!(decode_shared(&[0, 0, 0, 0, 3], &[2]), None);
+        assert_eq!(decode_shared(&[0, 0, 0, 0, 1], &[0]), None);
+        assert_eq!(decode_shared(&[0, 0, 0, 0], &[2]), None);
+        assert_eq!(decode_shared(&[0, 0, 0, 0, 1], &[2]), Some(v(1, 2)));
+        assert_eq!(denominator_number(&[5, 0, 0]), None);
+        assert_eq!(denominator_number(&[5, 0, 0, 0, 9]), Some(5));
+    }
+}
