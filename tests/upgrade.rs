@@ -1,0 +1,141 @@
+//! `bidtb upgrade` on tables written by an earlier build (`tests/fixtures/v3`, format
+//! version 3): the values, β and levels read from the upgraded files are those of the old
+//! ones, position by position (`bidtb dump`), the upgraded files are byte for byte what this
+//! build generates, a second run leaves them alone, and a damaged file is refused by name
+//! and left as it was.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::bidtb;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v3");
+
+/// The fixture's tables, copied to `to`: (board, material) of each.
+fn copy_fixtures(to: &Path) -> Vec<(String, String)> {
+    let mut tables = Vec::new();
+    for board in ["3x3", "3x4"] {
+        std::fs::create_dir_all(to.join(board)).unwrap();
+        let mut names: Vec<PathBuf> = std::fs::read_dir(Path::new(FIXTURES).join(board))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        names.sort();
+        for p in names {
+            let name = p.file_name().unwrap().to_str().unwrap().to_string();
+            std::fs::copy(&p, to.join(board).join(&name)).unwrap();
+            tables.push((
+                board.to_string(),
+                name.trim_end_matches(".bidtb").to_string(),
+            ));
+        }
+    }
+    tables
+}
+
+fn dump(dir: &Path, board: &str, material: &str) -> String {
+    let args = ["dump", "--tables", dir.to_str().unwrap(), "--board", board];
+    let (code, out, err) = bidtb(&[&args[..], &[material]].concat());
+    assert_eq!(code, 0, "{err}");
+    out
+}
+
+#[test]
+fn upgraded_tables_answer_alike_and_are_what_this_build_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("tables");
+    let tables = copy_fixtures(&root);
+    assert_eq!(tables.len(), 9);
+    let version =
+        |p: &Path| u32::from_le_bytes(std::fs::read(p).unwrap()[8..12].try_into().unwrap());
+    let before: Vec<String> = tables.iter().map(|(b, m)| dump(&root, b, m)).collect();
+    // KPvKP on 3x4 has positions with α < β: the dump shows β apart there.
+    let kpvkp = &before[tables.iter().position(|(_, m)| m == "KPvKP").unwrap()];
+    assert!(kpvkp.lines().skip(1).any(|l| {
+        let f: Vec<&str> = l.split(' ').collect();
+        f[f.len() - 4] != f[f.len() - 3]
+    }));
+
+    let (code, out, err) = bidtb(&["upgrade", "--tables", root.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 9, "{out}");
+    assert!(out.lines().all(|l| l.contains("version 3 -> 4")), "{out}");
+    for ((b, m), old) in tables.iter().zip(&before) {
+        let path = root.join(b).join(format!("{m}.bidtb"));
+        assert_eq!(version(&path), 4, "{b} {m}");
+        assert_eq!(&dump(&root, b, m), old, "{b} {m}");
+    }
+
+    // What this build generates for the same boards, byte for byte.
+    let fresh = dir.path().join("fresh");
+    for args in [
+        &["--board", "3x3", "--pieces", "4"][..],
+        &["--board", "3x4", "--material", "KPvKP"][..],
+    ] {
+        let out = fresh.to_str().unwrap();
+        let common = ["generate", "--method", "solve", "--out", out, "-q"];
+        let (code, _, err) = bidtb(&[&common[..], args].concat());
+        assert_eq!(code, 0, "{err}");
+    }
+    for (b, m) in &tables {
+        let name = format!("{b}/{m}.bidtb");
+        let (a, g) = (root.join(&name), fresh.join(&name));
+        assert!(
+            std::fs::read(a).unwrap() == std::fs::read(g).unwrap(),
+            "{name}"
+        );
+    }
+
+    // A second run leaves every file alone, and says so as JSON too.
+    let (code, out, err) = bidtb(&["upgrade", "--tables", root.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    assert_eq!(rows.len(), 9);
+    for r in &rows {
+        assert_eq!(r["from"], 4, "{r}");
+        assert_eq!(r["bytes_before"], r["bytes_after"], "{r}");
+        assert!(r["error"].is_null(), "{r}");
+    }
+}
+
+#[test]
+fn a_damaged_table_is_refused_by_name_and_left_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("tables");
+    copy_fixtures(&root);
+    let path = root.join("3x3/KRvKN.bidtb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x40;
+    std::fs::write(&path, &bytes).unwrap();
+    let (code, out, err) = bidtb(&[
+        "upgrade",
+        "--tables",
+        root.to_str().unwrap(),
+        "--board",
+        "3x3",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("KRvKN.bidtb: FAILED") && out.contains("checksum"),
+        "{out}"
+    );
+    assert!(err.contains("1 of 8 table files not upgraded"), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    // The others were upgraded.
+    assert_eq!(out.matches("version 3 -> 4").count(), 7, "{out}");
+    // No board directory, or none of that board: exit 1 with a message.
+    let (code, _, err) = bidtb(&["upgrade", "--tables", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no board directories"), "{err}");
+    let (code, _, err) = bidtb(&[
+        "upgrade",
+        "--tables",
+        root.to_str().unwrap(),
+        "--board",
+        "5x5",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no tables for 5x5"), "{err}");
+}
