@@ -450,8 +450,8 @@ pub struct Upgraded {
 /// atomically: the same positions, values, levels and header facts, in the layout this
 /// build writes, so that the file is the one this build would have generated. The new file
 /// is read back and compared with the old one, still open, position by position and entry
-/// by entry; if anything differs the old bytes are put back and the error says so. Takes
-/// the memory of the old file's values, decoded (8x8 KBvKN: about 10 GB).
+/// by entry; if anything differs the old bytes are put back and the error says so. Holds
+/// the old file's values decoded (8x8 KBvKN: 9.5 GB of digits).
 pub fn upgrade(path: &Path) -> Result<Upgraded, Error> {
     let old = Table::open(path)?;
     let info = old.info().clone();
