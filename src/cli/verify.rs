@@ -37,8 +37,8 @@ fn human(check: &BoardCheck) -> String {
         );
         if c.alpha_below_beta > 0 {
             out += &format!(
-                "        alpha < beta at {} positions (version 2: each bound checked with its \
-                 own closure)\n",
+                "        alpha < beta at {} positions (beta stored apart, each bound checked \
+                 with its own closure)\n",
                 c.alpha_below_beta
             );
         }
