@@ -354,7 +354,11 @@ fn encode_version<W: Write + Seek>(
             &mut bytes[index.clone()],
             &mut denominators.iter().map(|d| d.len() as u64),
         );
-        bytes[area.clone()].copy_from_slice(&denominators.concat());
+        let mut at = area.start;
+        for d in &denominators {
+            bytes[at..at + d.len()].copy_from_slice(d);
+            at += d.len();
+        }
     }
     drop(denominators);
     let entries_len = put_offsets(
