@@ -576,8 +576,8 @@ mod tests {
         for (values, holds) in cases {
             let g = images_of(values.to_vec());
             assert_eq!(equation_holds_with(&g, 0, 1, 2), holds, "{values:?}");
-            let x = values[0].as_ratio() * v(2, 1).as_ratio();
-            assert_eq!(x == values[1].as_ratio() + values[2].as_ratio(), holds);
+            let x = values[0].to_ratio() * v(2, 1).to_ratio();
+            assert_eq!(x == values[1].to_ratio() + values[2].to_ratio(), holds);
         }
     }
 
@@ -615,7 +615,7 @@ mod tests {
             let z = make(BigUint::from(nums[1]) * &dz / 400u32, dz);
             // x: the true mean half of the time (written over a multiple of its
             // denominator), else a neighbour.
-            let mean = (y.as_ratio() + z.as_ratio()) / Ratio::from_integer(BigUint::from(2u8));
+            let mean = (y.to_ratio() + z.to_ratio()) / Ratio::from_integer(BigUint::from(2u8));
             let scale = BigUint::from(1u8) << shift;
             let x = if nums[0] % 2 == 0 {
                 make(mean.numer() * &scale, mean.denom() * &scale)
@@ -623,8 +623,8 @@ mod tests {
                 let d = den(0);
                 make(BigUint::from(nums[0] + nums[1]) * &d / 800u32, d)
             };
-            let want = x.as_ratio() * Ratio::from_integer(BigUint::from(2u8))
-                == y.as_ratio() + z.as_ratio();
+            let want = x.to_ratio() * Ratio::from_integer(BigUint::from(2u8))
+                == y.to_ratio() + z.to_ratio();
             let g = images_of(vec![x, y, z]);
             proptest::prop_assert_eq!(equation_holds_with(&g, 0, 1, 2), want);
         }
@@ -635,7 +635,7 @@ mod tests {
         let graph = two_positions();
         let g = images_of(vec![
             v(2, 3),
-            Value::from(v(1, 3).as_ratio() + v(1, 1 << 40).as_ratio()),
+            Value::from(v(1, 3).to_ratio() + v(1, 1 << 40).to_ratio()),
         ]);
         let c = certify(&g, &graph);
         assert_eq!(c.violations, vec![0, 1]);

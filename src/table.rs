@@ -32,8 +32,10 @@ mod dictionary;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use memmap2::Mmap;
+use num_bigint::BigUint;
 use rayon::prelude::*;
 use zerocopy::FromBytes;
 use zerocopy::little_endian::{U32, U64};
@@ -43,6 +45,7 @@ use crate::error::Error;
 use crate::geometry::Board;
 use crate::material::Material;
 use crate::value::Value;
+use crate::value::shared::Denominators;
 use dictionary::{Dictionary, Form, MIN_ENTRY};
 
 /// The first eight bytes of every table file.
@@ -718,13 +721,10 @@ impl Table {
             path: self.path.display().to_string(),
             reason,
         };
-        let index = self.dictionary_index();
-        if k + 1 >= index.len() {
+        if k + 1 >= self.dictionary_index().len() {
             return Err(bad(format!("no dictionary entry {k}")));
         }
-        let start = self.layout.dictionary_bytes + index[k].get() as usize;
-        let end = self.layout.dictionary_bytes + index[k + 1].get() as usize;
-        let entry = &self.map[start..end];
+        let entry = self.dictionary_entry(k);
         let value = match self.denominators() {
             None => dictionary::decode_whole(entry),
             Some((offsets, area)) => dictionary::denominator_number(entry)
@@ -733,6 +733,46 @@ impl Table {
                 .and_then(|denominator| dictionary::decode_shared(entry, denominator)),
         };
         value.ok_or_else(|| bad(format!("dictionary entry {k} is not a value in [0, 1]")))
+    }
+
+    /// Every dictionary entry as stored, in order, each distinct denominator held once
+    /// (version 4 stores it once; older versions' entries are shared as they are read):
+    /// what the generator keeps of a table it reads whole.
+    pub fn dictionary_values(&self) -> Result<Vec<Value>, Error> {
+        let len = self.info().dictionary_len;
+        let Some((offsets, area)) = self.denominators() else {
+            let mut values = (0..len)
+                .into_par_iter()
+                .map(|k| self.dictionary_value_as_stored(k))
+                .collect::<Result<Vec<_>, Error>>()?;
+            Denominators::new().share_all(&mut values);
+            return Ok(values);
+        };
+        let denominators: Vec<Arc<BigUint>> = offsets
+            .par_windows(2)
+            .map(|o| {
+                Arc::new(BigUint::from_bytes_le(
+                    &area[o[0].get() as usize..o[1].get() as usize],
+                ))
+            })
+            .collect();
+        (0..len)
+            .into_par_iter()
+            .map(|k| {
+                let v = self.dictionary_value_as_stored(k)?;
+                let n = dictionary::denominator_number(self.dictionary_entry(k))
+                    .expect("an entry that decoded names its denominator");
+                Ok(v.with_denom(denominators[n as usize].clone()))
+            })
+            .collect()
+    }
+
+    /// The bytes of dictionary entry `k` (which must exist).
+    fn dictionary_entry(&self, k: usize) -> &[u8] {
+        let index = self.dictionary_index();
+        let start = self.layout.dictionary_bytes + index[k].get() as usize;
+        let end = self.layout.dictionary_bytes + index[k + 1].get() as usize;
+        &self.map[start..end]
     }
 
     /// Version 4: the denominators' offsets and their bytes.

@@ -118,7 +118,7 @@ impl Reference {
     }
 
     fn is_richman(&self) -> bool {
-        let guess: Vec<Q> = self.guess.iter().map(|g| g.as_ratio().clone()).collect();
+        let guess: Vec<Q> = self.guess.iter().map(|g| g.to_ratio()).collect();
         (0..self.positions.len()).all(|i| {
             let (w, b) = self.options(i, &guess);
             guess[i].clone() * Q::from_integer(2u8.into()) == w + b
@@ -127,7 +127,7 @@ impl Reference {
 }
 
 fn engine_value(kernel_view: &bidtb::iterate::kernel::View<'_>, i: usize) -> Q {
-    kernel_view.value(i).as_ratio().clone()
+    kernel_view.value(i).to_ratio()
 }
 
 /// αₙ and βₙ identical for every position for the first 40 iterations; guesses and

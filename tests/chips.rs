@@ -47,7 +47,7 @@ fn largest_gap(root: &Path, board: Board, k: u32) -> BigRational {
         for i in 0..t.len() {
             let pos = index::position_of_key(board, m, t.key(i)).unwrap();
             let th = tb.chip_thresholds(board, &pos, k).unwrap();
-            let r = tb.entry(board, &pos).unwrap().value.as_ratio().clone();
+            let r = tb.entry(board, &pos).unwrap().value.to_ratio();
             let alpha = BigRational::new(
                 BigInt::from(r.numer().clone()),
                 BigInt::from(r.denom().clone()),

@@ -47,8 +47,8 @@ fn compare(files: u8, ranks: u8, args: &[&str], materials: &[Material]) -> BTree
             let positions = reference.material(&name.to_string()).clone();
             for (key, (alpha, beta)) in &positions {
                 let (a, b) = engine(&tb, key);
-                assert_eq!(a.as_ratio(), alpha, "{board} {name} {key}: alpha");
-                assert_eq!(b.as_ratio(), beta, "{board} {name} {key}: beta");
+                assert_eq!(&a.to_ratio(), alpha, "{board} {name} {key}: alpha");
+                assert_eq!(&b.to_ratio(), beta, "{board} {name} {key}: beta");
                 if name == m && alpha != beta {
                     count += 1;
                 }
@@ -126,7 +126,7 @@ fn en_passant_by_hand_on_3x5() {
     let tb = Tablebase::open(Path::new(out)).unwrap();
     let probe = |f: &str| tb.probe_fen(f).unwrap();
     let half = |a: &Value, b: &Value| {
-        Value::from((a.as_ratio() + b.as_ratio()) / num_rational::Ratio::from_integer(2u8.into()))
+        Value::from((a.to_ratio() + b.to_ratio()) / num_rational::Ratio::from_integer(2u8.into()))
     };
     let v = Value::small;
 

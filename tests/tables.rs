@@ -134,8 +134,8 @@ fn probes_satisfy_the_richman_equation_and_order_moves() {
         let x_w = p.best_white().map_or(&p.value, |m| &m.value);
         let x_b = p.best_black().map_or(&p.value, |m| &m.value);
         assert_eq!(
-            p.value.as_ratio() * &two,
-            x_w.as_ratio() + x_b.as_ratio(),
+            p.value.to_ratio() * &two,
+            x_w.to_ratio() + x_b.to_ratio(),
             "{}",
             pos.describe(sol.board)
         );
@@ -240,8 +240,8 @@ fn verification_catches_tampered_values_and_levels() {
     let nudged = Value::from(
         sol.values
             .value(sol.index.class_range(4).start + 7)
-            .as_ratio()
-            + Value::small(1, 1024).as_ratio(),
+            .to_ratio()
+            + Value::small(1, 1024).to_ratio(),
     );
     tamper(&sol, root.path(), m("KNvK"), |c| c.values[7] = &nudged);
     let report = check(root.path());

@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 use super::driver::Store;
@@ -229,12 +228,7 @@ impl Store for TableStore {
             // nothing here relies on it (the certificate compares values exactly).
             let started = std::time::Instant::now();
             let dictionary = if table.dictionary_size_bytes() <= self.decoded_dictionary {
-                Some(
-                    (0..table.info().dictionary_len)
-                        .into_par_iter()
-                        .map(|k| table.dictionary_value_as_stored(k))
-                        .collect::<Result<_, Error>>()?,
-                )
+                Some(table.dictionary_values()?)
             } else {
                 None
             };

@@ -27,6 +27,7 @@ use super::{Bound, Event, Game, Progress, SolveError};
 use crate::graph::{Adjacency, Graph};
 use crate::value::Value;
 use crate::value::arith::mean;
+use crate::value::shared::Denominators;
 
 /// What one evaluation did.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -315,13 +316,13 @@ enum Taken {
 }
 
 impl Kept {
-    fn new(from: EvalState, positions: usize) -> Kept {
+    fn new(from: EvalState, positions: usize, denominators: &Denominators) -> Kept {
         // Nothing kept (a run from the start): no table of values at all.
         let table = if from.solved.is_empty() { 0 } else { positions };
         let mut values = vec![None; table];
         for (p, v) in from.solved {
             if let Some(slot) = values.get_mut(p as usize) {
-                *slot = Some(v);
+                *slot = Some(denominators.share(v));
             }
         }
         Kept {
@@ -382,12 +383,13 @@ pub fn evaluate_kept(
         .map(|t| t as u32)
         .collect();
     let active = reaching(graph, strategies, goals);
+    let zero = Value::zero();
     let mut x: Vec<Value> = (0..graph.nodes())
         .map(|i| {
             if i >= graph.positions() {
                 game.terminal(i).clone()
             } else if active[i] {
-                Value::zero()
+                zero.clone()
             } else {
                 stuck_value.clone()
             }
@@ -400,7 +402,11 @@ pub fn evaluate_kept(
         depth: chain.by_depth.len(),
         ..EvalStats::default()
     };
-    let mut kept = Kept::new(from, graph.positions());
+    // One copy of each denominator for the values solved here (with four men most of them
+    // have thousands of digits, shared with many others), kept ones included.
+    let denominators = Denominators::new();
+    denominators.share_all(&mut x);
+    let mut kept = Kept::new(from, graph.positions(), &denominators);
     let mut done = 0;
     for (depth, level) in chain.by_depth.iter().enumerate() {
         let go_on = progress(Event::Components {
@@ -443,7 +449,7 @@ pub fn evaluate_kept(
                     }
                     finished.push(c);
                     for (p, v) in values {
-                        x[p as usize] = v;
+                        x[p as usize] = denominators.share(v);
                     }
                 }
                 Outcome::Stopped(state) => stopped.push((c, state)),
@@ -573,7 +579,7 @@ fn solve_component(
                     }
                 }
             } else {
-                b += x[t as usize].as_ratio();
+                b += x[t as usize].to_ratio();
             }
         }
         rows.push(row);

@@ -508,9 +508,9 @@ pub fn check(rows: &[Row], rhs: &[Rational], x: &[Value]) -> bool {
     rows.iter().zip(rhs).enumerate().all(|(i, (row, b))| {
         let mut sum = b.clone();
         for &(j, coef) in row.terms() {
-            sum += x[j as usize].as_ratio() * Rational::from_integer(coef.into());
+            sum += x[j as usize].to_ratio() * Rational::from_integer(coef.into());
         }
-        sum == x[i].as_ratio() * Rational::from_integer(row.diag.into())
+        sum == x[i].to_ratio() * Rational::from_integer(row.diag.into())
     })
 }
 
@@ -551,7 +551,7 @@ mod tests {
         assert!(check(&rows, &rhs, &x));
         assert!(x.iter().any(|v| v.denom().bits() > 250), "{stats:?}");
         // x_i = (rhs_i + x_{i+1}) / 2 by hand for one row.
-        assert_eq!(x[5].as_ratio() * v(2, 1), &rhs[5] + x[6].as_ratio());
+        assert_eq!(x[5].to_ratio() * v(2, 1), &rhs[5] + x[6].to_ratio());
     }
 
     /// Self-loops (diag 1) and a double target (coefficient 2).

@@ -15,6 +15,7 @@ use std::path::Path;
 
 use num_bigint::BigUint;
 
+use crate::value::shared::Denominators;
 use crate::value::{Images, Value};
 
 /// Bytes of the numerators and denominators of `values` (what their limbs hold).
@@ -76,11 +77,13 @@ impl Spilled {
             Ok(BigUint::from_bytes_le(&bytes))
         };
         let mut values = Vec::with_capacity(self.len);
+        let denominators = Denominators::new();
         for _ in 0..self.len {
             let numer = part()?;
             let denom = part()?;
-            // Written from values in lowest terms: read back as they were.
-            values.push(Value::new_raw(numer, denom));
+            // Written from values in lowest terms: read back as they were, each
+            // denominator once.
+            values.push(denominators.share(Value::new_raw(numer, denom)));
         }
         images.restore_values(values);
         Ok(())

@@ -232,7 +232,7 @@ mod tests {
             (v(1, 8), v(3, 4)),
         ] {
             let want = Value::from(
-                (a.as_ratio() + b.as_ratio())
+                (a.to_ratio() + b.to_ratio())
                     / num_rational::Ratio::from_integer(BigUint::from(2u8)),
             );
             assert!(same(&mean(&a, &b), &want), "{a} {b}");
@@ -336,7 +336,7 @@ mod tests {
         let a = Value::new(BigUint::one(), q.clone());
         let b = Value::new(BigUint::from(2u8), p.clone());
         let want = Value::from(
-            (a.as_ratio() + b.as_ratio()) / num_rational::Ratio::from_integer(BigUint::from(2u8)),
+            (a.to_ratio() + b.to_ratio()) / num_rational::Ratio::from_integer(BigUint::from(2u8)),
         );
         assert!(same(&mean(&a, &b), &want));
     }
