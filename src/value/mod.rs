@@ -140,14 +140,14 @@ impl Value {
     }
 
     /// This value holding `denom`, an equal denominator (one shared copy for many values).
-    /// Panics if it is not equal to the value's own.
+    /// A value also held elsewhere keeps its own: sharing it would copy the numerator, as
+    /// long as the denominator it saves. Panics if `denom` is not equal to the value's own.
     pub fn with_denom(self, denom: Arc<BigUint>) -> Value {
         assert!(*denom == *self.0.denom, "another denominator");
-        let numer = match Arc::try_unwrap(self.0) {
-            Ok(parts) => parts.numer,
-            Err(shared) => shared.numer.clone(),
-        };
-        Value::new_shared(numer, denom)
+        match Arc::try_unwrap(self.0) {
+            Ok(parts) => Value::new_shared(parts.numer, denom),
+            Err(shared) => Value(shared),
+        }
     }
 
     /// 0: Black wins.

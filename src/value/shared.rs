@@ -47,7 +47,8 @@ impl Denominators {
     }
 
     /// `v` holding the one copy of its denominator (the set keeps `v`'s own the first time
-    /// it meets that denominator).
+    /// it meets that denominator). A value also held elsewhere is returned as it is
+    /// ([`Value::with_denom`]).
     pub fn share(&self, v: Value) -> Value {
         let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         match seen.get(&Key(v.shared_denom().clone())) {
@@ -100,7 +101,11 @@ mod tests {
             Value::small(1, 2),
             Value::small(1, 2),
         ];
-        let mut shared = values.clone();
+        // Fresh copies: a value held elsewhere too is left alone (see below).
+        let mut shared: Vec<Value> = values
+            .iter()
+            .map(|v| Value::new_raw(v.numer().clone(), v.denom().clone()))
+            .collect();
         let pool = Denominators::new();
         pool.share_all(&mut shared);
         assert_eq!(shared, values);
@@ -125,5 +130,13 @@ mod tests {
         pool.share_all(&mut shared);
         assert_eq!(shared, values);
         assert_eq!(pool.len(), 3);
+        // A value also held elsewhere keeps its own denominator: sharing it would copy its
+        // numerator.
+        let held = Value::new_raw(BigUint::from(7u8), big.clone());
+        let elsewhere = held.clone();
+        let after = pool.share(held);
+        assert_eq!(after, elsewhere);
+        assert!(Arc::ptr_eq(after.shared_denom(), elsewhere.shared_denom()));
+        assert!(!Arc::ptr_eq(after.shared_denom(), shared[0].shared_denom()));
     }
 }
