@@ -583,6 +583,21 @@ impl Table {
         &self.path
     }
 
+    /// Let go of the file's pages that this process has read (Linux: `MADV_DONTNEED` on
+    /// the mapping): they leave its resident memory, stay in the page cache, and are read
+    /// again from there if asked for. A job calls it once its exits are read, so that the
+    /// pages of the tables it read (gigabytes, for a pawn material whose promotions reach a
+    /// large four-piece table) do not stay in its resident memory for the rest of the job.
+    pub fn release_pages(&self) {
+        // SAFETY: the mapping is read-only and backed by the file (see `open`): dropping its
+        // pages only makes the next read fault them in again, with the same bytes. A
+        // failure leaves the pages where they were, which is harmless.
+        let _ = unsafe {
+            self.map
+                .unchecked_advise(memmap2::UncheckedAdvice::DontNeed)
+        };
+    }
+
     /// The header's facts.
     pub fn info(&self) -> &TableInfo {
         &self.info
@@ -1177,6 +1192,48 @@ mod tests {
         Table::open(&path)
     }
 
+    /// Resident kilobytes of the mappings of `path` in this process (Linux's smaps).
+    fn mapped_kb(path: &Path) -> u64 {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let name = path.to_str().unwrap();
+        let mut in_file = false;
+        let mut kb = 0;
+        for line in smaps.lines() {
+            let range = line.split_whitespace().next().unwrap_or("");
+            if range.contains('-') && range.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+                in_file = line.ends_with(name);
+            } else if in_file && let Some(rest) = line.strip_prefix("Rss:") {
+                kb += rest
+                    .trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse::<u64>()
+                    .unwrap();
+            }
+        }
+        kb
+    }
+
+    /// The pages a job read leave its resident memory when it lets them go, and reading
+    /// again gives the same values.
+    #[test]
+    fn released_pages_leave_resident_memory_and_read_back() {
+        let big = BigUint::from(7u8).pow(3000);
+        let values: Vec<Value> = (0..400u64)
+            .map(|k| Value::new(&big / 3u8 + k, big.clone() + k))
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let (path, _) = write_8x8_krvk(dir.path(), &values);
+        let t = Table::open(&path).unwrap();
+        let read_all = || read_back(&t, &values);
+        read_all();
+        let before = mapped_kb(&path);
+        assert!(before >= 256, "{before} kB resident after reading");
+        t.release_pages();
+        assert_eq!(mapped_kb(&path), 0);
+        read_all();
+    }
+
     #[test]
     fn a_streamed_file_is_the_image_in_memory() {
         // Values whose byte lengths cross every case of `encoded_len`: zero, one, a byte
@@ -1186,18 +1243,27 @@ mod tests {
         values.extend(
             (0..(ENCODE_BATCH as u64 + 5)).map(|k| Value::new(&big / 3u8 + k, big.clone())),
         );
-        // 8x8 KRvK has room for the 4,105 positions.
+        let dir = tempfile::tempdir().unwrap();
+        let (path, image) = write_8x8_krvk(dir.path(), &values);
+        assert_eq!(std::fs::read(&path).unwrap(), image);
+        read_back(&Table::open(&path).unwrap(), &values);
+    }
+
+    /// `values` written (streamed) as an 8x8 KRvK table in `dir` (it has room for 4,105
+    /// positions and more); its path and the image [`encode`] makes of the same contents.
+    fn write_8x8_krvk(dir: &Path, values: &[Value]) -> (PathBuf, Vec<u8>) {
         let c = Contents {
             board: Board::new(8, 8).unwrap(),
             raw_positions: 200_000,
-            ..contents(&values, None)
+            ..contents(values, None)
         };
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("KRvK.bidtb");
+        let path = dir.join("KRvK.bidtb");
         write(&path, &c).unwrap();
-        let on_disk = std::fs::read(&path).unwrap();
-        assert_eq!(on_disk, encode(&c));
-        let t = Table::open(&path).unwrap();
+        (path, encode(&c))
+    }
+
+    /// Every value of `values` read back from `t` at its position.
+    fn read_back(t: &Table, values: &[Value]) {
         for (i, want) in values.iter().enumerate() {
             assert_eq!(&t.value(t.find(3 * i as u64 + 1).unwrap()).unwrap(), want);
         }

@@ -400,6 +400,10 @@ pub trait Solved: Sync {
     /// What is known of the position with canonical key `key` of the stored material
     /// `material`.
     fn known(&self, material: Material, key: u64) -> Result<Known, Error>;
+
+    /// The job has read every exit it needs: let go of what was held only to answer them
+    /// (the pages of memory-mapped tables). Nothing by default.
+    fn release(&self) {}
 }
 
 /// No material solved before: for jobs whose graphs have no exits.
@@ -471,9 +475,7 @@ pub(crate) fn check_memory(options: &Options, materials: &[Material]) -> Result<
             20 * positions,
             iterate::guessing::initial_width(options.max_iterations),
         ),
-        Method::Solve => {
-            resources::estimate_solve_bytes(positions, 20 * positions, board.len(), materials)
-        }
+        Method::Solve => resources::estimate_solve_bytes(positions, board, materials),
     };
     let verb = match options.method {
         Method::Iterate => "generating",
@@ -504,6 +506,7 @@ pub fn solve_job(
     let terminals = timed(obs, "boundary", &mut timings.boundary, || {
         terminals(&graph, solved)
     })?;
+    solved.release();
     let outcome = match options.method {
         Method::Iterate => {
             match iterate::run(&index, &graph, &options.iterate_settings(), obs, control)? {

@@ -197,6 +197,12 @@ impl Solved for TableStore {
             level_black: o.table.level_black(i),
         })
     }
+
+    fn release(&self) {
+        for o in self.opened.values() {
+            o.table.release_pages();
+        }
+    }
 }
 
 impl Store for TableStore {
