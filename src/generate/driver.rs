@@ -155,12 +155,7 @@ pub fn plan(options: &Options) -> Vec<Planned> {
                 needs: names(Material::next_outside(&[m])),
                 reads: names(reads),
                 positions,
-                memory_bytes: crate::resources::estimate_solve_bytes(
-                    positions,
-                    20 * positions,
-                    board.len(),
-                    &[m],
-                ),
+                memory_bytes: crate::resources::estimate_solve_bytes(positions, board, &[m]),
             }
         })
         .collect()
