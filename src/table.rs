@@ -774,10 +774,14 @@ impl Table {
         (0..len)
             .into_par_iter()
             .map(|k| {
-                let v = self.dictionary_value_as_stored(k)?;
-                let n = dictionary::denominator_number(self.dictionary_entry(k))
-                    .expect("an entry that decoded names its denominator");
-                Ok(v.with_denom(denominators[n as usize].clone()))
+                let entry = self.dictionary_entry(k);
+                dictionary::denominator_number(entry)
+                    .and_then(|n| denominators.get(n as usize))
+                    .and_then(|d| dictionary::decode_with(entry, d))
+                    .ok_or_else(|| Error::Table {
+                        path: self.path.display().to_string(),
+                        reason: format!("dictionary entry {k} is not a value in [0, 1]"),
+                    })
             })
             .collect()
     }

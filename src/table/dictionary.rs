@@ -10,6 +10,7 @@
 //! about half the bytes.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use num_bigint::BigUint;
 use num_traits::Zero;
@@ -150,6 +151,16 @@ pub(super) fn decode_shared(entry: &[u8], denominator: &[u8]) -> Option<Value> {
     fraction(numer, denominator)
 }
 
+/// A version 4 entry whose denominator is already decoded (`denominator`, shared with the
+/// other entries naming it): only its numerator is read. None as [`decode_shared`].
+pub(super) fn decode_with(entry: &[u8], denominator: &Arc<BigUint>) -> Option<Value> {
+    let numer = BigUint::from_bytes_le(entry.get(4..).filter(|n| !n.is_empty())?);
+    if denominator.is_zero() || numer > **denominator {
+        return None;
+    }
+    Some(Value::new_shared(numer, denominator.clone()))
+}
+
 fn fraction(numer: &[u8], denom: &[u8]) -> Option<Value> {
     let numer = BigUint::from_bytes_le(numer);
     let denom = BigUint::from_bytes_le(denom);
@@ -191,6 +202,8 @@ mod tests {
                     Form::Whole => decode_whole(&e),
                     Form::SharedDenominators => {
                         let n = denominator_number(&e).unwrap() as usize;
+                        let shared = Arc::new(d.denominators[n].clone());
+                        assert_eq!(decode_with(&e, &shared).as_ref(), Some(v));
                         decode_shared(&e, &d.denominators[n].to_bytes_le())
                     }
                 };
