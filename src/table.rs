@@ -32,7 +32,7 @@ mod dictionary;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use memmap2::Mmap;
 use num_bigint::BigUint;
@@ -755,7 +755,7 @@ impl Table {
     /// what the generator keeps of a table it reads whole.
     pub fn dictionary_values(&self) -> Result<Vec<Value>, Error> {
         let len = self.info().dictionary_len;
-        let Some((offsets, area)) = self.denominators() else {
+        let Some((offsets, _)) = self.denominators() else {
             let mut values = (0..len)
                 .into_par_iter()
                 .map(|k| self.dictionary_value_as_stored(k))
@@ -763,27 +763,43 @@ impl Table {
             Denominators::new().share_all(&mut values);
             return Ok(values);
         };
-        let denominators: Vec<Arc<BigUint>> = offsets
-            .par_windows(2)
-            .map(|o| {
-                Arc::new(BigUint::from_bytes_le(
-                    &area[o[0].get() as usize..o[1].get() as usize],
-                ))
-            })
+        let denominators: Vec<Arc<BigUint>> = (0..offsets.len() - 1)
+            .into_par_iter()
+            .map(|n| self.denominator(n).expect("offsets checked at open"))
             .collect();
         (0..len)
             .into_par_iter()
-            .map(|k| {
-                let entry = self.dictionary_entry(k);
-                dictionary::denominator_number(entry)
-                    .and_then(|n| denominators.get(n as usize))
-                    .and_then(|d| dictionary::decode_with(entry, d))
-                    .ok_or_else(|| Error::Table {
-                        path: self.path.display().to_string(),
-                        reason: format!("dictionary entry {k} is not a value in [0, 1]"),
-                    })
-            })
+            .map(|k| self.dictionary_value_on(k, |n| denominators.get(n).cloned()))
             .collect()
+    }
+
+    /// Version 4: denominator number `n`, decoded (None past the last).
+    fn denominator(&self, n: usize) -> Option<Arc<BigUint>> {
+        let (offsets, area) = self.denominators()?;
+        let o = offsets.get(n..n + 2)?;
+        let bytes = area.get(o[0].get() as usize..o[1].get() as usize)?;
+        Some(Arc::new(BigUint::from_bytes_le(bytes)))
+    }
+
+    /// Version 4: dictionary entry `k` as stored, its numerator read onto the denominator
+    /// that `denominator` gives for the entry's denominator number.
+    fn dictionary_value_on(
+        &self,
+        k: usize,
+        denominator: impl FnOnce(usize) -> Option<Arc<BigUint>>,
+    ) -> Result<Value, Error> {
+        let bad = || Error::Table {
+            path: self.path.display().to_string(),
+            reason: format!("dictionary entry {k} is not a value in [0, 1]"),
+        };
+        if k + 1 >= self.dictionary_index().len() {
+            return Err(bad());
+        }
+        let entry = self.dictionary_entry(k);
+        dictionary::denominator_number(entry)
+            .and_then(|n| denominator(n as usize))
+            .and_then(|d| dictionary::decode_with(entry, &d))
+            .ok_or_else(bad)
     }
 
     /// The bytes of dictionary entry `k` (which must exist).
@@ -803,6 +819,54 @@ impl Table {
         let offsets =
             <[U64]>::ref_from_bytes(&self.map[index.clone()]).expect("sizes checked at open");
         Some((offsets, &self.map[area.clone()]))
+    }
+}
+
+/// A table's values read one at a time (a job's exits, from a dictionary too large to
+/// decode whole), each distinct value and each denominator decoded once: exits that share a
+/// value, α and β where they agree included, share its digits. Entries are as stored
+/// ([`Table::dictionary_value_as_stored`]).
+pub struct ReadOnce {
+    denominators: Vec<OnceLock<Arc<BigUint>>>,
+    values: Vec<OnceLock<Value>>,
+}
+
+impl ReadOnce {
+    /// Nothing decoded yet, room for every entry of `table`.
+    pub fn new(table: &Table) -> ReadOnce {
+        let denominators = table.denominators().map_or(0, |(o, _)| o.len() - 1);
+        ReadOnce {
+            denominators: (0..denominators).map(|_| OnceLock::new()).collect(),
+            values: (0..table.info().dictionary_len)
+                .map(|_| OnceLock::new())
+                .collect(),
+        }
+    }
+
+    /// Dictionary entry `k` of `table` (the table this was made for), decoded the first
+    /// time it is asked for.
+    pub fn value(&self, table: &Table, k: usize) -> Result<Value, Error> {
+        let Some(cell) = self.values.get(k) else {
+            return table.dictionary_value_as_stored(k);
+        };
+        if let Some(v) = cell.get() {
+            return Ok(v.clone());
+        }
+        // Older versions store each entry whole: its value is still decoded once.
+        let v = if self.denominators.is_empty() {
+            table.dictionary_value_as_stored(k)?
+        } else {
+            table.dictionary_value_on(k, |n| {
+                let cell = self.denominators.get(n)?;
+                if let Some(d) = cell.get() {
+                    return Some(d.clone());
+                }
+                let d = table.denominator(n)?;
+                Some(cell.get_or_init(|| d).clone())
+            })?
+        };
+        // Two threads may decode the same entry at once: both return the one kept.
+        Ok(cell.get_or_init(|| v).clone())
     }
 }
 
@@ -1433,6 +1497,42 @@ mod tests {
         }
         for len in 0..bytes.len() {
             assert!(open_bytes(&bytes[..len]).is_err());
+        }
+    }
+
+    /// Values read one by one (a job's exits) are decoded once each, their denominators
+    /// once each: entries that share a denominator share its digits, an entry read twice
+    /// is one copy, and every value is the one stored, for version 4 and version 3 files.
+    #[test]
+    fn values_read_once_share_their_digits() {
+        let den = BigUint::from(3u8).pow(400) + 2u8;
+        let mut values: Vec<Value> = (1..=20u32)
+            .map(|k| Value::new(&den * k / 41u8, den.clone()))
+            .collect();
+        values.extend([v(0, 1), v(1, 1), v(1, 2), v(3, 8)]);
+        let c = contents(&values, None);
+        for bytes in [encode(&c), encode_v3(&c)] {
+            let t = open_bytes(&bytes).unwrap();
+            let once = ReadOnce::new(&t);
+            let len = t.info().dictionary_len;
+            let first: Vec<Value> = (0..len).map(|k| once.value(&t, k).unwrap()).collect();
+            for (k, x) in first.iter().enumerate() {
+                assert_eq!(*x, t.dictionary_value_as_stored(k).unwrap());
+                assert!(
+                    once.value(&t, k).unwrap().is_same_copy(x),
+                    "entry {k} twice"
+                );
+            }
+            let long: Vec<&Value> = first.iter().filter(|x| *x.denom() == den).collect();
+            assert_eq!(long.len(), 20);
+            if t.info().version == 4 {
+                assert!(
+                    long.iter()
+                        .all(|x| Arc::ptr_eq(x.shared_denom(), long[0].shared_denom())),
+                    "one copy of the long denominator"
+                );
+            }
+            assert!(once.value(&t, len).is_err(), "no entry past the last");
         }
     }
 

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use std::path::{Path, PathBuf};
+use std::sync::RwLock;
 
 use super::driver::Store;
 use super::report::{self, MaterialRecord, Summary};
@@ -14,7 +15,7 @@ use crate::atomic;
 use crate::error::Error;
 use crate::geometry::Board;
 use crate::material::Material;
-use crate::table::{self, Table};
+use crate::table::{self, ReadOnce, Table};
 use crate::value::Value;
 
 /// Write the table file of every material of a job, unless it has no certificate or a
@@ -81,8 +82,53 @@ pub fn certificate_failures(sol: &Solution) -> Option<String> {
 struct Opened {
     table: Table,
     /// Every dictionary value, decoded once, when the dictionary holds at most
-    /// [`DECODED_DICTIONARY`] bytes; else values are decoded as exits ask for them.
+    /// [`DECODED_DICTIONARY`] bytes; else values are decoded as exits ask for them ...
     dictionary: Option<Vec<Value>>,
+    /// ... each once, while a job reads its exits (None once they are read: the job's
+    /// terminals hold what it needs).
+    read: RwLock<Option<ReadOnce>>,
+}
+
+impl Opened {
+    fn new(table: Table, dictionary: Option<Vec<Value>>) -> Opened {
+        let read = dictionary.is_none().then(|| ReadOnce::new(&table));
+        Opened {
+            table,
+            dictionary,
+            read: RwLock::new(read),
+        }
+    }
+
+    /// Dictionary entry `rank`.
+    fn value(&self, rank: u32) -> Result<Value, Error> {
+        let k = rank as usize;
+        if let Some(d) = &self.dictionary {
+            return d.get(k).cloned().ok_or_else(|| Error::Table {
+                path: self.table.path().display().to_string(),
+                reason: format!("no dictionary entry {k}"),
+            });
+        }
+        match self.read.read().as_deref() {
+            Ok(Some(once)) => once.value(&self.table, k),
+            _ => self.table.dictionary_value_as_stored(k),
+        }
+    }
+
+    /// Ready to read a job's exits (again).
+    fn ready(&mut self) {
+        if self.dictionary.is_none() {
+            let once = ReadOnce::new(&self.table);
+            *self.read.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(once);
+        }
+    }
+
+    /// The job's exits are read: let go of what was decoded and of the mapped pages.
+    fn release(&self) {
+        self.table.release_pages();
+        if let Ok(mut read) = self.read.write() {
+            *read = None;
+        }
+    }
 }
 
 /// The largest dictionary decoded whole before a job: a job's exits ask for many values of
@@ -186,13 +232,9 @@ impl Solved for TableStore {
             path: o.table.path().display().to_string(),
             reason: format!("no position with key {key}"),
         })?;
-        let value = |rank: u32| match &o.dictionary {
-            Some(d) => Ok(d[rank as usize].clone()),
-            None => o.table.dictionary_value_as_stored(rank as usize),
-        };
         Ok(Known {
-            alpha: value(o.table.rank(i))?,
-            beta: value(o.table.rank_beta(i))?,
+            alpha: o.value(o.table.rank(i))?,
+            beta: o.value(o.table.rank_beta(i))?,
             level_white: o.table.level_white(i),
             level_black: o.table.level_black(i),
         })
@@ -200,7 +242,7 @@ impl Solved for TableStore {
 
     fn release(&self) {
         for o in self.opened.values() {
-            o.table.release_pages();
+            o.release();
         }
     }
 }
@@ -213,7 +255,8 @@ impl Store for TableStore {
     fn prepare(&mut self, needed: &[Material]) -> Result<(), Error> {
         self.opened.retain(|m, _| needed.contains(m));
         for &m in needed {
-            if self.opened.contains_key(&m) {
+            if let Some(o) = self.opened.get_mut(&m) {
+                o.ready();
                 continue;
             }
             let table = self.usable(m).map_err(|e| match e {
@@ -239,7 +282,7 @@ impl Store for TableStore {
                 None
             };
             self.summary.stage_seconds.boundary += started.elapsed().as_secs_f64();
-            self.opened.insert(m, Opened { table, dictionary });
+            self.opened.insert(m, Opened::new(table, dictionary));
         }
         Ok(())
     }

@@ -134,6 +134,11 @@ impl Value {
         Arc::ptr_eq(&self.0.denom, &other.0.denom) || self.0.denom == other.0.denom
     }
 
+    /// Whether the two are one shared copy (a clone of one another), not merely equal.
+    pub fn is_same_copy(&self, other: &Value) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     /// The shared denominator itself.
     pub fn shared_denom(&self) -> &Arc<BigUint> {
         &self.0.denom
