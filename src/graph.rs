@@ -28,7 +28,7 @@ use crate::material::{Material, Piece};
 use crate::rules::{self, Outcome};
 
 /// Compressed adjacency lists (one list per node).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct Adjacency {
     offsets: Vec<u32>,
     targets: Vec<u32>,
@@ -46,6 +46,28 @@ impl Adjacency {
             adj.offsets.push(adj.targets.len() as u32);
         }
         adj
+    }
+
+    /// No lists.
+    fn empty() -> Adjacency {
+        Adjacency {
+            offsets: vec![0],
+            targets: Vec::new(),
+        }
+    }
+
+    /// Add a list after the last.
+    fn push(&mut self, list: &[u32]) {
+        self.targets.extend_from_slice(list);
+        self.offsets.push(self.targets.len() as u32);
+    }
+
+    /// Add `other`'s lists after the last, letting `other` go.
+    fn append(&mut self, other: Adjacency) {
+        let base = *self.offsets.last().expect("offsets start at 0");
+        self.offsets
+            .extend(other.offsets[1..].iter().map(|&o| base + o));
+        self.targets.extend_from_slice(&other.targets);
     }
 
     /// The list of node `i`.
@@ -83,22 +105,20 @@ impl Adjacency {
     }
 }
 
-/// The targets of `moves` reached only by a promotion to a rook or bishop, each dominated by
-/// the same promotion to a queen (which `moves` holds: promotions come in all four pieces).
-fn dominated_targets<T: Ord + Copy>(
-    moves: &[rules::Move],
-    target: impl Fn(Outcome) -> T,
-) -> Vec<T> {
+/// The targets of `moves` (`targets[k]` that of `moves[k]`) reached only by a promotion to
+/// a rook or bishop, each dominated by the same promotion to a queen (which `moves` holds:
+/// promotions come in all four pieces).
+fn dominated_targets<T: Ord + Copy>(moves: &[rules::Move], targets: &[T]) -> Vec<T> {
     let is_dominated = |m: &rules::Move| matches!(m.promotion, Some(Piece::Rook | Piece::Bishop));
-    // Nearly every position has no promotion: look up no target twice for those.
     if !moves.iter().any(is_dominated) {
         return Vec::new();
     }
     let by = |dominated: bool| {
         moves
             .iter()
-            .filter(move |m| is_dominated(m) == dominated)
-            .map(|m| target(m.outcome))
+            .zip(targets)
+            .filter(move |(m, _)| is_dominated(m) == dominated)
+            .map(|(_, &t)| t)
     };
     let others: Vec<T> = by(false).collect();
     let mut list: Vec<T> = by(true).filter(|t| !others.contains(t)).collect();
@@ -128,6 +148,166 @@ enum Target {
     Exit(Exit),
 }
 
+/// A list of nodes as the graph holds it: sorted without repeats; for a side's options
+/// (`sides`: the king capture's node and the position's own), the king capture first, and
+/// the position itself where the side has no move.
+fn tidy(list: &mut Vec<u32>, sides: Option<(u32, u32)>) {
+    list.sort_unstable();
+    list.dedup();
+    if let Some((capture, own)) = sides {
+        if let Some(j) = list.iter().position(|&t| t == capture) {
+            list.swap(0, j);
+        }
+        if list.is_empty() {
+            list.push(own);
+        }
+    }
+}
+
+/// Names the node or exit each move's outcome leads to, for a graph of `index`.
+struct Targets<'a> {
+    index: &'a Index,
+    /// Canonical keys of every stored material a move can lead to outside the index.
+    exit_canon: std::collections::HashMap<Material, Canon>,
+}
+
+impl<'a> Targets<'a> {
+    fn new(index: &'a Index) -> Targets<'a> {
+        let materials: Vec<Material> = index.classes().iter().map(|c| c.material()).collect();
+        let exit_canon = Material::next_outside(&materials)
+            .into_iter()
+            .map(|m| (m, Canon::new(index.board(), m)))
+            .collect();
+        Targets { index, exit_canon }
+    }
+
+    /// Where outcome `o` leads: the win or loss node, a position of the index, or an exit.
+    fn of(&self, o: &Outcome) -> Target {
+        let (index, n) = (self.index, self.index.len() as u32);
+        match o {
+            Outcome::WhiteWins => Target::Node(n),
+            Outcome::BlackWins => Target::Node(n + 1),
+            Outcome::Continue(p) => match index.class_number(p.material()) {
+                Some(c) => {
+                    let local = index.classes()[c]
+                        .index_of_valid(p)
+                        .expect("successor positions are valid");
+                    Target::Node((index.class_range(c).start + local) as u32)
+                }
+                None => {
+                    let (material, mirrored) = p.material().stored();
+                    assert!(
+                        index.class_number(material).is_none(),
+                        "{} leads to the mirror of {material}, which the same graph holds",
+                        index.position(0).material()
+                    );
+                    let board = index.board();
+                    let stored = if mirrored { p.mirror(board) } else { *p };
+                    let key = match self.exit_canon.get(&material) {
+                        Some(canon) => canon.key(&stored),
+                        None => canonical_key(board, &stored),
+                    };
+                    Target::Exit(Exit {
+                        material,
+                        key,
+                        mirrored,
+                    })
+                }
+            },
+        }
+    }
+}
+
+/// Positions whose lists are built together (one parallel task).
+const RUN: usize = 4096;
+
+/// Marks an option that is an exit, not yet numbered: `EXIT | j` is exit `j` of its run.
+const EXIT: u32 = 1 << 31;
+
+/// The lists of a run of positions before the exits are numbered: nodes as they are, an
+/// exit as [`EXIT`] and its place in `exits`, where each position lists an exit once.
+struct Pending {
+    first: usize,
+    white: Adjacency,
+    black: Adjacency,
+    dominated: Adjacency,
+    exits: Vec<Exit>,
+}
+
+impl Pending {
+    /// The lists of positions `range` of `index`.
+    fn of(range: std::ops::Range<usize>, index: &Index, targets: &Targets<'_>) -> Pending {
+        let board = index.board();
+        let mut p = Pending {
+            first: range.start,
+            white: Adjacency::empty(),
+            black: Adjacency::empty(),
+            dominated: Adjacency::empty(),
+            exits: Vec::new(),
+        };
+        for i in range {
+            let pos = index.position(i);
+            let from = p.exits.len();
+            let exits = &mut p.exits;
+            let mut local = |m: &rules::Move| -> u32 {
+                match targets.of(&m.outcome) {
+                    Target::Node(x) => x,
+                    Target::Exit(e) => {
+                        let j = match exits[from..].iter().position(|x| *x == e) {
+                            Some(k) => from + k,
+                            None => {
+                                exits.push(e);
+                                exits.len() - 1
+                            }
+                        };
+                        EXIT | j as u32
+                    }
+                }
+            };
+            let white_moves = rules::white_moves(board, &pos);
+            let white: Vec<u32> = white_moves.iter().map(&mut local).collect();
+            let black: Vec<u32> = rules::black_moves(board, &pos)
+                .iter()
+                .map(&mut local)
+                .collect();
+            p.dominated.push(&dominated_targets(&white_moves, &white));
+            p.white.push(&white);
+            p.black.push(&black);
+        }
+        p
+    }
+
+    /// The finished lists (White's, Black's, the dominated), exits numbered after the
+    /// `n` positions and the two ends by their place in `exits`: each list sorted without
+    /// repeats, a king capture first, a side without a move given the position itself.
+    fn finish(self, n: usize, exits: &[Exit]) -> [Adjacency; 3] {
+        let node = |t: u32| -> u32 {
+            if t & EXIT == 0 {
+                return t;
+            }
+            let e = &self.exits[(t & !EXIT) as usize];
+            (n + 2 + exits.binary_search(e).expect("every exit is listed")) as u32
+        };
+        let finish = |list: &Adjacency, capture: Option<u32>| {
+            let mut out = Adjacency::empty();
+            let mut buf = Vec::new();
+            for k in 0..list.offsets.len() - 1 {
+                buf.clear();
+                buf.extend(list.get(k).iter().map(|&t| node(t)));
+                tidy(&mut buf, capture.map(|c| (c, (self.first + k) as u32)));
+                out.push(&buf);
+            }
+            out
+        };
+        let (win, loss) = (n as u32, n as u32 + 1);
+        [
+            finish(&self.white, Some(win)),
+            finish(&self.black, Some(loss)),
+            finish(&self.dominated, None),
+        ]
+    }
+}
+
 /// Successors of every position of an index, plus the terminal nodes.
 #[derive(Debug)]
 pub struct Graph {
@@ -145,122 +325,43 @@ impl Graph {
     /// outside the index become exits.
     pub fn new(index: &Index) -> Graph {
         let n = index.len();
-        let board = index.board();
-        let (win, loss) = (n as u32, n as u32 + 1);
-        // Canonical keys of every stored material a move can lead to outside the index.
-        let materials: Vec<Material> = index.classes().iter().map(|c| c.material()).collect();
-        let exit_canon: std::collections::HashMap<Material, Canon> =
-            Material::next_outside(&materials)
-                .into_iter()
-                .map(|m| (m, Canon::new(board, m)))
-                .collect();
-        let target = |o: &Outcome| -> Target {
-            match o {
-                Outcome::WhiteWins => Target::Node(win),
-                Outcome::BlackWins => Target::Node(loss),
-                Outcome::Continue(p) => match index.class_number(p.material()) {
-                    Some(c) => {
-                        let local = index.classes()[c]
-                            .index_of_valid(p)
-                            .expect("successor positions are valid");
-                        Target::Node((index.class_range(c).start + local) as u32)
-                    }
-                    None => {
-                        let (material, mirrored) = p.material().stored();
-                        assert!(
-                            index.class_number(material).is_none(),
-                            "{} leads to the mirror of {material}, which the same graph holds",
-                            index.position(0).material()
-                        );
-                        let stored = if mirrored { p.mirror(board) } else { *p };
-                        let key = match exit_canon.get(&material) {
-                            Some(canon) => canon.key(&stored),
-                            None => canonical_key(board, &stored),
-                        };
-                        Target::Exit(Exit {
-                            material,
-                            key,
-                            mirrored,
-                        })
-                    }
-                },
-            }
-        };
-        type Lists = (Vec<Target>, Vec<Target>, Vec<Target>);
-        let lists: Vec<Lists> = (0..n)
+        let targets = Targets::new(index);
+        // The lists, a run of positions at a time, before the exits are numbered; then
+        // the exits numbered and the lists finished. Each run holds its lists flat, four
+        // bytes an option: lists of targets per position took 1.2 KB a position (7x7
+        // KQvKQ: 954 MB at the graph's peak, the job's heap peak, against 350 MB after).
+        let pending: Vec<Pending> = (0..n.div_ceil(RUN))
             .into_par_iter()
-            .map(|i| {
-                let pos = index.position(i);
-                let collect = |moves: &[rules::Move]| -> Vec<Target> {
-                    moves.iter().map(|m| target(&m.outcome)).collect()
-                };
-                let white_moves = rules::white_moves(board, &pos);
-                let dominated = dominated_targets(&white_moves, |o| target(&o));
-                (
-                    collect(&white_moves),
-                    collect(&rules::black_moves(board, &pos)),
-                    dominated,
-                )
-            })
+            .map(|r| Pending::of(r * RUN..n.min((r + 1) * RUN), index, &targets))
             .collect();
-        let mut exits: Vec<Exit> = lists
+        let mut exits: Vec<Exit> = pending
             .par_iter()
-            .flat_map_iter(|(w, b, _)| {
-                w.iter().chain(b).filter_map(|t| match t {
-                    Target::Exit(e) => Some(*e),
-                    Target::Node(_) => None,
-                })
-            })
+            .flat_map_iter(|p| p.exits.iter().copied())
             .collect();
         exits.par_sort_unstable();
         exits.dedup();
-        let node = |t: &Target| -> u32 {
-            match t {
-                Target::Node(x) => *x,
-                Target::Exit(e) => {
-                    (n + 2 + exits.binary_search(e).expect("every exit is listed")) as u32
-                }
-            }
-        };
-        let finish = |i: usize, list: &[Target], capture: u32| -> Vec<u32> {
-            let mut out: Vec<u32> = list.iter().map(node).collect();
-            out.sort_unstable();
-            out.dedup();
-            if let Some(k) = out.iter().position(|&t| t == capture) {
-                out.swap(0, k);
-            }
-            if out.is_empty() {
-                out.push(i as u32);
-            }
-            out
-        };
+        assert!(
+            n + 2 + exits.len() < EXIT as usize,
+            "too many nodes for the graph's numbering"
+        );
+        let finished: Vec<[Adjacency; 3]> = pending
+            .into_par_iter()
+            .map(|p| p.finish(n, &exits))
+            .collect();
         let terminals = 2 + exits.len();
-        let ends = |_: ()| (0..terminals).map(|k| vec![(n + k) as u32]);
-        let white = Adjacency::from_lists(
-            lists
-                .iter()
-                .enumerate()
-                .map(|(i, l)| finish(i, &l.0, win))
-                .chain(ends(())),
-        );
-        let black = Adjacency::from_lists(
-            lists
-                .iter()
-                .enumerate()
-                .map(|(i, l)| finish(i, &l.1, loss))
-                .chain(ends(())),
-        );
-        let dominated = Adjacency::from_lists(
-            lists
-                .iter()
-                .map(|l| {
-                    let mut d: Vec<u32> = l.2.iter().map(node).collect();
-                    d.sort_unstable();
-                    d.dedup();
-                    d
-                })
-                .chain((0..terminals).map(|_| Vec::new())),
-        );
+        let mut lists = [Adjacency::empty(), Adjacency::empty(), Adjacency::empty()];
+        for runs in finished {
+            for (all, run) in lists.iter_mut().zip(runs) {
+                all.append(run);
+            }
+        }
+        let [mut white, mut black, mut dominated] = lists;
+        for k in 0..terminals {
+            let end = (n + k) as u32;
+            white.push(&[end]);
+            black.push(&[end]);
+            dominated.push(&[]);
+        }
         Graph {
             positions: n,
             white,
@@ -356,6 +457,100 @@ impl Graph {
 mod tests {
     use super::*;
     use crate::geometry::Board;
+
+    /// The graph built the obvious way: every position's targets listed whole, the exits
+    /// numbered, each list mapped, sorted and deduplicated (as the builder was before it
+    /// went run by run).
+    fn reference(index: &Index) -> Graph {
+        let n = index.len();
+        let board = index.board();
+        let targets = Targets::new(index);
+        type Lists = (Vec<Target>, Vec<Target>, Vec<Target>);
+        let lists: Vec<Lists> = (0..n)
+            .map(|i| {
+                let pos = index.position(i);
+                let of = |moves: &[rules::Move]| -> Vec<Target> {
+                    moves.iter().map(|m| targets.of(&m.outcome)).collect()
+                };
+                let white_moves = rules::white_moves(board, &pos);
+                let white = of(&white_moves);
+                let dominated = dominated_targets(&white_moves, &white);
+                (white, of(&rules::black_moves(board, &pos)), dominated)
+            })
+            .collect();
+        let mut exits: Vec<Exit> = lists
+            .iter()
+            .flat_map(|(w, b, _)| w.iter().chain(b))
+            .filter_map(|t| match t {
+                Target::Exit(e) => Some(*e),
+                Target::Node(_) => None,
+            })
+            .collect();
+        exits.sort_unstable();
+        exits.dedup();
+        let node = |t: &Target| match t {
+            Target::Node(x) => *x,
+            Target::Exit(e) => (n + 2 + exits.binary_search(e).unwrap()) as u32,
+        };
+        let list = |i: usize, l: &[Target], capture: Option<u32>| {
+            let mut out: Vec<u32> = l.iter().map(node).collect();
+            tidy(&mut out, capture.map(|c| (c, i as u32)));
+            out
+        };
+        let ends = 2 + exits.len();
+        let end = |k: usize| vec![(n + k) as u32];
+        let (win, loss) = (n as u32, n as u32 + 1);
+        Graph {
+            positions: n,
+            white: Adjacency::from_lists(
+                (lists.iter().enumerate())
+                    .map(|(i, l)| list(i, &l.0, Some(win)))
+                    .chain((0..ends).map(end)),
+            ),
+            black: Adjacency::from_lists(
+                (lists.iter().enumerate())
+                    .map(|(i, l)| list(i, &l.1, Some(loss)))
+                    .chain((0..ends).map(end)),
+            ),
+            dominated: Adjacency::from_lists(
+                (lists.iter().enumerate())
+                    .map(|(i, l)| list(i, &l.2, None))
+                    .chain((0..ends).map(|_| Vec::new())),
+            ),
+            exits,
+        }
+    }
+
+    /// The graph built run by run is the graph built the obvious way, node for node: every
+    /// material up to four men on 4x4 alone (their exits, promotions and, for KPvKP, en
+    /// passant), 5x5 KPvKP and KNvKP (several runs each), and joint materials.
+    #[test]
+    fn the_graph_is_built_as_the_obvious_way_builds_it() {
+        let check = |board: Board, materials: &[Material]| {
+            let index = Index::new(board, materials);
+            let (got, want) = (Graph::new(&index), reference(&index));
+            assert!(
+                got.positions == want.positions
+                    && got.exits == want.exits
+                    && got.white == want.white
+                    && got.black == want.black
+                    && got.dominated == want.dominated,
+                "{materials:?} on {board}"
+            );
+        };
+        let b4 = Board::new(4, 4).unwrap();
+        for m in Material::all_up_to(4) {
+            check(b4, &[m]);
+        }
+        let m = |name: &str| name.parse::<Material>().unwrap();
+        let b5 = Board::new(5, 5).unwrap();
+        for name in ["KPvKP", "KNvKP", "KQPvK"] {
+            assert!(Index::new(b5, &[m(name)]).len() > 2 * RUN);
+            check(b5, &[m(name)]);
+        }
+        check(b4, &[m("KRvK"), m("KNvK"), m("KvK")]);
+        check(Board::new(3, 4).unwrap(), &Material::all_up_to(3));
+    }
 
     /// A pawn on the seventh rank: its promotions to a rook and a bishop are dominated, the
     /// queen and knight promotions and every other move are not.
