@@ -279,6 +279,7 @@ impl Store for TableStore {
             let dictionary = if table.dictionary_size_bytes() <= self.decoded_dictionary {
                 Some(table.dictionary_values()?)
             } else {
+                table.advise_random();
                 None
             };
             self.summary.stage_seconds.boundary += started.elapsed().as_secs_f64();
