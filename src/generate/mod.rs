@@ -419,17 +419,35 @@ impl Solved for NothingSolved {
 
 /// What is known of a graph's terminal nodes: 1 and 0 at level 0, and each exit's values
 /// and levels, through the colour mirror where the exit is the mirror of its stored
-/// position.
-pub fn terminals(graph: &Graph, solved: &dyn Solved) -> Result<Terminals, Error> {
+/// position. None when `stopping` turns true before every exit is read (a stop asked for,
+/// or the memory guard: reading the exits of a large job takes minutes and gigabytes).
+pub fn terminals(
+    graph: &Graph,
+    solved: &dyn Solved,
+    stopping: &(dyn Fn() -> bool + Sync),
+) -> Result<Option<Terminals>, Error> {
     use rayon::prelude::*;
-    let exits: Vec<Known> = graph
+    /// Why the exits were not all read.
+    enum Halt {
+        Stopped,
+        Failed(Error),
+    }
+    let exits: Result<Vec<Known>, Halt> = graph
         .exits()
         .par_iter()
         .map(|e: &Exit| {
-            let k = solved.known(e.material, e.key)?;
+            if stopping() {
+                return Err(Halt::Stopped);
+            }
+            let k = solved.known(e.material, e.key).map_err(Halt::Failed)?;
             Ok(if e.mirrored { k.mirrored() } else { k })
         })
-        .collect::<Result<_, Error>>()?;
+        .collect();
+    let exits = match exits {
+        Ok(exits) => exits,
+        Err(Halt::Stopped) => return Ok(None),
+        Err(Halt::Failed(e)) => return Err(e),
+    };
     let mut t = Terminals::closed();
     for k in exits {
         t.alpha.push(k.alpha);
@@ -437,7 +455,7 @@ pub fn terminals(graph: &Graph, solved: &dyn Solved) -> Result<Terminals, Error>
         t.start.white.push(k.level_white);
         t.start.black.push(k.level_black);
     }
-    Ok(t)
+    Ok(Some(t))
 }
 
 /// How a job ended.
@@ -504,9 +522,16 @@ pub fn solve_job(
     });
     let graph = timed(obs, "graph", &mut timings.graph, || Graph::new(&index));
     let terminals = timed(obs, "boundary", &mut timings.boundary, || {
-        terminals(&graph, solved)
-    })?;
+        terminals(&graph, solved, &|| control.stopping())
+    });
     solved.release();
+    let Some(terminals) = terminals? else {
+        // Stopped while reading the exits: nothing of this job was saved.
+        return Ok(Run::Interrupted {
+            n: 0,
+            checkpoint: None,
+        });
+    };
     let outcome = match options.method {
         Method::Iterate => {
             match iterate::run(&index, &graph, &options.iterate_settings(), obs, control)? {
@@ -728,4 +753,44 @@ fn class_reports(
             (ci.material(), report)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::Silent;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// The exits of 4x4 KQvKR (captures into KQvK and KvKR, through the mirror) are read
+    /// in full unless a stop comes first; a stop while they are read ends the stage with
+    /// nothing (the memory guard and Ctrl-C are heard there too, not only once the solve
+    /// starts).
+    #[test]
+    fn reading_the_exits_stops_when_asked() {
+        let board = Board::new(4, 4).unwrap();
+        let material: Material = "KQvKR".parse().unwrap();
+        let mut solved = driver::InMemory::default();
+        let mut deps = Options::solve(board);
+        deps.materials = Material::next_outside(&[material]);
+        assert!(matches!(
+            driver::run(&deps, &Silent, &Control::default(), &mut solved),
+            Ok(driver::Driven::Finished(_, skipped)) if skipped.is_empty()
+        ));
+        let index = Index::new(board, &[material]);
+        let graph = Graph::new(&index);
+        assert!(graph.exits().len() > 100, "{}", graph.exits().len());
+
+        let read = terminals(&graph, &solved, &|| false).unwrap().unwrap();
+        assert_eq!(read.alpha.len(), graph.terminals().len());
+        assert_eq!(read.start.white.len(), graph.terminals().len());
+
+        let asked = AtomicUsize::new(0);
+        let stop_after_ten = || asked.fetch_add(1, Ordering::Relaxed) >= 10;
+        assert!(
+            terminals(&graph, &solved, &stop_after_ten)
+                .unwrap()
+                .is_none()
+        );
+        assert!(asked.load(Ordering::Relaxed) < graph.exits().len() + 10);
+    }
 }
