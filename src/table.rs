@@ -1515,16 +1515,23 @@ mod tests {
         }
     }
 
+    /// `count` values k/41 of one long denominator (3^400 + 2, 80 bytes; k = 1..=count),
+    /// then `short`: the long denominator and the values.
+    fn long_and_short(count: u32, short: &[Value]) -> (BigUint, Vec<Value>) {
+        let den = BigUint::from(3u8).pow(400) + 2u8;
+        let mut values: Vec<Value> = (1..=count)
+            .map(|k| Value::new(&den * k / 41u8, den.clone()))
+            .collect();
+        values.extend_from_slice(short);
+        (den, values)
+    }
+
     /// Values read one by one (a job's exits) are decoded once each, their denominators
     /// once each: entries that share a denominator share its digits, an entry read twice
     /// is one copy, and every value is the one stored, for version 4 and version 3 files.
     #[test]
     fn values_read_once_share_their_digits() {
-        let den = BigUint::from(3u8).pow(400) + 2u8;
-        let mut values: Vec<Value> = (1..=20u32)
-            .map(|k| Value::new(&den * k / 41u8, den.clone()))
-            .collect();
-        values.extend([v(0, 1), v(1, 1), v(1, 2), v(3, 8)]);
+        let (den, values) = long_and_short(20, &[v(0, 1), v(1, 1), v(1, 2), v(3, 8)]);
         let c = contents(&values, None);
         for bytes in [encode(&c), encode_v3(&c)] {
             let t = open_bytes(&bytes).unwrap();
@@ -1553,12 +1560,8 @@ mod tests {
 
     #[test]
     fn denominators_are_stored_once_and_read_back_exactly() {
-        // Values of one long denominator and of several short ones, either side of it.
-        let den = BigUint::from(3u8).pow(400) + 2u8;
-        let mut values: Vec<Value> = (1..=40u32)
-            .map(|k| Value::new(&den * k / 41u8, den.clone()))
-            .collect();
-        values.extend([v(0, 1), v(1, 1), v(1, 2), v(5, 8), v(3, 8), v(1, 3)]);
+        let short = [v(0, 1), v(1, 1), v(1, 2), v(5, 8), v(3, 8), v(1, 3)];
+        let (_, values) = long_and_short(40, &short);
         let c = contents(&values, None);
         let (new, old) = (encode(&c), encode_v3(&c));
         // 46 values, 5 denominators (1, 2, 8, 3 and the long one): the long denominator,

@@ -78,54 +78,58 @@ pub fn certificate_failures(sol: &Solution) -> Option<String> {
     Some(text)
 }
 
-/// An open table to answer exits from, with its dictionary decoded where it is small.
+/// An open table to answer exits from.
 struct Opened {
     table: Table,
-    /// Every dictionary value, decoded once, when the dictionary holds at most
-    /// [`DECODED_DICTIONARY`] bytes; else values are decoded as exits ask for them ...
-    dictionary: Option<Vec<Value>>,
-    /// ... each once, while a job reads its exits (None once they are read: the job's
-    /// terminals hold what it needs).
-    read: RwLock<Option<ReadOnce>>,
+    dictionary: Dictionary,
+}
+
+/// How an open table's dictionary is read.
+enum Dictionary {
+    /// Every value decoded once, before the first job, when the dictionary holds at most
+    /// [`DECODED_DICTIONARY`] bytes.
+    Whole(Vec<Value>),
+    /// Values decoded as exits ask for them, each once while a job reads its exits (None
+    /// once they are read: the job's terminals hold what it needs).
+    ByValue(RwLock<Option<ReadOnce>>),
+}
+
+impl Dictionary {
+    /// Read value by value, ready for a job's exits.
+    fn by_value(table: &Table) -> Dictionary {
+        Dictionary::ByValue(RwLock::new(Some(ReadOnce::new(table))))
+    }
 }
 
 impl Opened {
-    fn new(table: Table, dictionary: Option<Vec<Value>>) -> Opened {
-        let read = dictionary.is_none().then(|| ReadOnce::new(&table));
-        Opened {
-            table,
-            dictionary,
-            read: RwLock::new(read),
-        }
-    }
-
     /// Dictionary entry `rank`.
     fn value(&self, rank: u32) -> Result<Value, Error> {
         let k = rank as usize;
-        if let Some(d) = &self.dictionary {
-            return d.get(k).cloned().ok_or_else(|| Error::Table {
+        match &self.dictionary {
+            Dictionary::Whole(values) => values.get(k).cloned().ok_or_else(|| Error::Table {
                 path: self.table.path().display().to_string(),
                 reason: format!("no dictionary entry {k}"),
-            });
-        }
-        match self.read.read().as_deref() {
-            Ok(Some(once)) => once.value(&self.table, k),
-            _ => self.table.dictionary_value_as_stored(k),
+            }),
+            Dictionary::ByValue(read) => match read.read().as_deref() {
+                Ok(Some(once)) => once.value(&self.table, k),
+                _ => self.table.dictionary_value_as_stored(k),
+            },
         }
     }
 
     /// Ready to read a job's exits (again).
     fn ready(&mut self) {
-        if self.dictionary.is_none() {
-            let once = ReadOnce::new(&self.table);
-            *self.read.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(once);
+        if let Dictionary::ByValue(_) = self.dictionary {
+            self.dictionary = Dictionary::by_value(&self.table);
         }
     }
 
     /// The job's exits are read: let go of what was decoded and of the mapped pages.
     fn release(&self) {
         self.table.release_pages();
-        if let Ok(mut read) = self.read.write() {
+        if let Dictionary::ByValue(read) = &self.dictionary
+            && let Ok(mut read) = read.write()
+        {
             *read = None;
         }
     }
@@ -277,13 +281,13 @@ impl Store for TableStore {
             // nothing here relies on it (the certificate compares values exactly).
             let started = std::time::Instant::now();
             let dictionary = if table.dictionary_size_bytes() <= self.decoded_dictionary {
-                Some(table.dictionary_values()?)
+                Dictionary::Whole(table.dictionary_values()?)
             } else {
                 table.advise_random();
-                None
+                Dictionary::by_value(&table)
             };
             self.summary.stage_seconds.boundary += started.elapsed().as_secs_f64();
-            self.opened.insert(m, Opened::new(table, dictionary));
+            self.opened.insert(m, Opened { table, dictionary });
         }
         Ok(())
     }
