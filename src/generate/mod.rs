@@ -17,6 +17,7 @@
 //! against finished smaller tables.
 
 pub mod atlas;
+pub mod boundary;
 pub mod driver;
 pub mod report;
 pub mod session;
@@ -27,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use crate::certificate::{Certificate, UNREACHED, cmp_guess, greedy_max, greedy_min};
 use crate::error::Error;
 use crate::geometry::Board;
-use crate::graph::{Exit, Graph};
+use crate::graph::Graph;
 use crate::index::Index;
 use crate::iterate::{self, Iteration};
 use crate::material::Material;
@@ -35,7 +36,7 @@ use crate::position::Position;
 use crate::progress::timed;
 use crate::resources;
 pub use crate::solve::Known;
-use crate::solve::{self, SolveStats, Terminals};
+use crate::solve::{self, SolveStats};
 use crate::value::{Imaged, Images, Value};
 
 pub use crate::progress::{Control, Observer, Silent};
@@ -401,9 +402,48 @@ pub trait Solved: Sync {
     /// `material`.
     fn known(&self, material: Material, key: u64) -> Result<Known, Error>;
 
+    /// The shadows of α and β of the position with canonical key `key` of the stored
+    /// material `material` (f64, within 2⁻⁵⁰) and its levels, its digits not kept
+    /// ([`boundary`] reads in full only the exits that may decide something).
+    fn glance(&self, material: Material, key: u64) -> Result<Glance, Error> {
+        let k = self.known(material, key)?;
+        Ok(Glance {
+            alpha: k.alpha.to_f64(),
+            beta: k.beta.to_f64(),
+            level_white: k.level_white,
+            level_black: k.level_black,
+        })
+    }
+
     /// The job has read every exit it needs: let go of what was held only to answer them
     /// (the pages of memory-mapped tables). Nothing by default.
     fn release(&self) {}
+}
+
+/// A stored position's values seen from afar: their shadows (f64, within 2⁻⁵⁰) and its
+/// levels in the closures T and T′.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Glance {
+    /// α's shadow.
+    pub alpha: f64,
+    /// β's shadow.
+    pub beta: f64,
+    /// Level in White's closure T.
+    pub level_white: u32,
+    /// Level in Black's closure T′.
+    pub level_black: u32,
+}
+
+impl Glance {
+    /// The same position seen through the colour mirror (as [`Known::mirrored`]).
+    pub fn mirrored(self) -> Glance {
+        Glance {
+            alpha: 1.0 - self.beta,
+            beta: 1.0 - self.alpha,
+            level_white: self.level_black,
+            level_black: self.level_white,
+        }
+    }
 }
 
 /// No material solved before: for jobs whose graphs have no exits.
@@ -415,47 +455,6 @@ impl Solved for NothingSolved {
             "{material} is needed and has not been solved"
         )))
     }
-}
-
-/// What is known of a graph's terminal nodes: 1 and 0 at level 0, and each exit's values
-/// and levels, through the colour mirror where the exit is the mirror of its stored
-/// position. None when `stopping` turns true before every exit is read (a stop asked for,
-/// or the memory guard: reading the exits of a large job takes minutes and gigabytes).
-pub fn terminals(
-    graph: &Graph,
-    solved: &dyn Solved,
-    stopping: &(dyn Fn() -> bool + Sync),
-) -> Result<Option<Terminals>, Error> {
-    use rayon::prelude::*;
-    /// Why the exits were not all read.
-    enum Halt {
-        Stopped,
-        Failed(Error),
-    }
-    let exits: Result<Vec<Known>, Halt> = graph
-        .exits()
-        .par_iter()
-        .map(|e: &Exit| {
-            if stopping() {
-                return Err(Halt::Stopped);
-            }
-            let k = solved.known(e.material, e.key).map_err(Halt::Failed)?;
-            Ok(if e.mirrored { k.mirrored() } else { k })
-        })
-        .collect();
-    let exits = match exits {
-        Ok(exits) => exits,
-        Err(Halt::Stopped) => return Ok(None),
-        Err(Halt::Failed(e)) => return Err(e),
-    };
-    let mut t = Terminals::closed();
-    for k in exits {
-        t.alpha.push(k.alpha);
-        t.beta.push(k.beta);
-        t.start.white.push(k.level_white);
-        t.start.black.push(k.level_black);
-    }
-    Ok(Some(t))
 }
 
 /// How a job ended.
@@ -522,16 +521,22 @@ pub fn solve_job(
     });
     let graph = timed(obs, "graph", &mut timings.graph, || Graph::new(&index));
     let terminals = timed(obs, "boundary", &mut timings.boundary, || {
-        terminals(&graph, solved, &|| control.stopping())
+        boundary::terminals(&graph, solved, &|| control.stopping())
     });
     solved.release();
-    let Some(terminals) = terminals? else {
+    let Some((terminals, read)) = terminals? else {
         // Stopped while reading the exits: nothing of this job was saved.
         return Ok(Run::Interrupted {
             n: 0,
             checkpoint: None,
         });
     };
+    if read.exits > 0 {
+        obs.notice_detail(&format!(
+            "exits: {} of {} read in full (the others are never their side's best option)",
+            read.needed, read.exits
+        ));
+    }
     let outcome = match options.method {
         Method::Iterate => {
             match iterate::run(&index, &graph, &options.iterate_settings(), obs, control)? {
@@ -753,44 +758,4 @@ fn class_reports(
             (ci.material(), report)
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::progress::Silent;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    /// The exits of 4x4 KQvKR (captures into KQvK and KvKR, through the mirror) are read
-    /// in full unless a stop comes first; a stop while they are read ends the stage with
-    /// nothing (the memory guard and Ctrl-C are heard there too, not only once the solve
-    /// starts).
-    #[test]
-    fn reading_the_exits_stops_when_asked() {
-        let board = Board::new(4, 4).unwrap();
-        let material: Material = "KQvKR".parse().unwrap();
-        let mut solved = driver::InMemory::default();
-        let mut deps = Options::solve(board);
-        deps.materials = Material::next_outside(&[material]);
-        assert!(matches!(
-            driver::run(&deps, &Silent, &Control::default(), &mut solved),
-            Ok(driver::Driven::Finished(_, skipped)) if skipped.is_empty()
-        ));
-        let index = Index::new(board, &[material]);
-        let graph = Graph::new(&index);
-        assert!(graph.exits().len() > 100, "{}", graph.exits().len());
-
-        let read = terminals(&graph, &solved, &|| false).unwrap().unwrap();
-        assert_eq!(read.alpha.len(), graph.terminals().len());
-        assert_eq!(read.start.white.len(), graph.terminals().len());
-
-        let asked = AtomicUsize::new(0);
-        let stop_after_ten = || asked.fetch_add(1, Ordering::Relaxed) >= 10;
-        assert!(
-            terminals(&graph, &solved, &stop_after_ten)
-                .unwrap()
-                .is_none()
-        );
-        assert!(asked.load(Ordering::Relaxed) < graph.exits().len() + 10);
-    }
 }
