@@ -854,6 +854,11 @@ impl ReadOnce {
         }
     }
 
+    /// How many distinct values are held decoded.
+    pub fn decoded(&self) -> usize {
+        self.values.iter().filter(|v| v.get().is_some()).count()
+    }
+
     /// Dictionary entry `k` of `table` (the table this was made for), decoded the first
     /// time it is asked for.
     pub fn value(&self, table: &Table, k: usize) -> Result<Value, Error> {

@@ -10,7 +10,7 @@ use std::sync::RwLock;
 
 use super::driver::Store;
 use super::report::{self, MaterialRecord, Summary};
-use super::{Known, Solution, Solved};
+use super::{Glance, Known, Solution, Solved};
 use crate::atomic;
 use crate::error::Error;
 use crate::geometry::Board;
@@ -117,6 +117,18 @@ impl Opened {
         }
     }
 
+    /// The shadow of dictionary entry `rank`, its digits not kept (read as stored, not
+    /// through the cache of values read once).
+    fn shadow(&self, rank: u32) -> Result<f64, Error> {
+        match &self.dictionary {
+            Dictionary::Whole(_) => Ok(self.value(rank)?.to_f64()),
+            Dictionary::ByValue(_) => Ok(self
+                .table
+                .dictionary_value_as_stored(rank as usize)?
+                .to_f64()),
+        }
+    }
+
     /// Ready to read a job's exits (again).
     fn ready(&mut self) {
         if let Dictionary::ByValue(_) = self.dictionary {
@@ -185,6 +197,18 @@ impl TableStore {
         }
     }
 
+    /// The open table of `material` and the index of its position with key `key`.
+    fn find(&self, material: Material, key: u64) -> Result<(&Opened, usize), Error> {
+        let o = self.opened.get(&material).ok_or_else(|| {
+            Error::Usage(format!("{material}'s table was not opened before the job"))
+        })?;
+        let i = o.table.find(key).ok_or_else(|| Error::Table {
+            path: o.table.path().display().to_string(),
+            reason: format!("no position with key {key}"),
+        })?;
+        Ok((o, i))
+    }
+
     fn path(&self, m: Material) -> PathBuf {
         self.dir.join(table::file_name(m))
     }
@@ -229,16 +253,26 @@ impl TableStore {
 
 impl Solved for TableStore {
     fn known(&self, material: Material, key: u64) -> Result<Known, Error> {
-        let o = self.opened.get(&material).ok_or_else(|| {
-            Error::Usage(format!("{material}'s table was not opened before the job"))
-        })?;
-        let i = o.table.find(key).ok_or_else(|| Error::Table {
-            path: o.table.path().display().to_string(),
-            reason: format!("no position with key {key}"),
-        })?;
+        let (o, i) = self.find(material, key)?;
         Ok(Known {
             alpha: o.value(o.table.rank(i))?,
             beta: o.value(o.table.rank_beta(i))?,
+            level_white: o.table.level_white(i),
+            level_black: o.table.level_black(i),
+        })
+    }
+
+    fn glance(&self, material: Material, key: u64) -> Result<Glance, Error> {
+        let (o, i) = self.find(material, key)?;
+        let (rank, rank_beta) = (o.table.rank(i), o.table.rank_beta(i));
+        let alpha = o.shadow(rank)?;
+        Ok(Glance {
+            alpha,
+            beta: if rank_beta == rank {
+                alpha
+            } else {
+                o.shadow(rank_beta)?
+            },
             level_white: o.table.level_white(i),
             level_black: o.table.level_black(i),
         })
@@ -393,5 +427,38 @@ mod tests {
         let by_value = tables(b.path(), false);
         assert_eq!(whole.len(), 36);
         assert!(whole == by_value, "the tables differ");
+    }
+
+    /// A glance at an exit (its shadows) decodes its values without keeping them: only
+    /// the exits read in full fill the cache of values read once.
+    #[test]
+    fn shadows_are_read_without_keeping_the_digits() {
+        let dir = tempfile::tempdir().unwrap();
+        tables(dir.path(), false);
+        let table = Table::open(dir.path().join("4x4").join("KNvKN.bidtb")).unwrap();
+        let o = Opened {
+            dictionary: Dictionary::by_value(&table),
+            table,
+        };
+        let held = || match &o.dictionary {
+            Dictionary::ByValue(read) => read.read().unwrap().as_ref().unwrap().decoded(),
+            Dictionary::Whole(_) => unreachable!(),
+        };
+        let len = o.table.info().dictionary_len as u32;
+        assert!(len > 10, "{len}");
+        for k in 0..len {
+            let shadow = o.shadow(k).unwrap();
+            assert_eq!(
+                shadow,
+                o.table
+                    .dictionary_value_as_stored(k as usize)
+                    .unwrap()
+                    .to_f64()
+            );
+        }
+        assert_eq!(held(), 0);
+        o.value(3).unwrap();
+        o.value(3).unwrap();
+        assert_eq!(held(), 1);
     }
 }
