@@ -3,7 +3,8 @@
 //!
 //! 1. **index**: the positions of the job's materials ([`Index`]);
 //! 2. **graph**: their moves ([`Graph`]); moves into other materials become exits;
-//! 3. **boundary**: the exits' values, from materials solved before ([`Solved`]);
+//! 3. **boundary**: the exits' values, from materials solved before ([`Solved`]), those
+//!    that never decide anything left unread ([`boundary`]);
 //! 4. **method**: candidate values, by the study's iteration ([`crate::iterate`]: only on
 //!    the closed three-piece set, which it iterates jointly and reproduces 2644) or by exact
 //!    solves under improving strategies ([`mod@crate::solve`], any material, α and β
