@@ -47,10 +47,10 @@ fn generate_guarded(
 fn materials_too_large_are_skipped_and_made_on_resume() {
     let dir = tempfile::tempdir().unwrap();
     let (part, whole) = (dir.path().join("part"), dir.path().join("whole"));
-    // 148 MiB (155.2 MB): KNvKP's estimate (158.2 MB) is above it, the others' (up to
-    // 153.2 MB, KQPvK) below; KPvKP promotes into KNvKP. The guard, which would hold the
+    // 78.5 MiB (82.31 MB): KNvKP's estimate (82.71 MB) is above it, the others' (up to
+    // 81.52 MB, KQPvK) below; KPvKP promotes into KNvKP. The guard, which would hold the
     // jobs to the same limit while they run, is set aside: here the estimate alone decides.
-    let (code, err) = generate_guarded(&part, Some("148M"), Some("100G"), false);
+    let (code, err) = generate_guarded(&part, Some("78.5M"), Some("100G"), false);
     assert_eq!(code, 1, "{err}");
     assert!(
         err.contains("KNvKP skipped: solving KNvKP on 5x5 needs about"),
