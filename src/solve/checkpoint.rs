@@ -6,7 +6,10 @@
 //! The file is framed in bidtb's container ([`crate::container`]): a 112-byte header (magic
 //! `BIDTBSOL`, format version, length, files, ranks, the graph's node and option counts,
 //! the job's materials by name, the body length and its CRC-32, the header's CRC-32), then
-//! the body: the states in postcard's encoding (a sequence of [`BoundState`]). Loading
+//! the body: the states in postcard's encoding (a sequence of [`BoundState`]; the solved
+//! values as each distinct denominator once, then position, numerator and the
+//! denominator's number, see [`super::keep::SolvedRef`]; version 3 kept each value's
+//! denominator with it, and is still read, one copy of each denominator kept). Loading
 //! refuses anything that is not a regular file, reads the header first and never more of
 //! the body than the header states, and refuses, with an error naming the file, anything
 //! truncated, corrupted, of another version, board or graph; states whose strategies are
@@ -26,8 +29,11 @@ use crate::material::Material;
 
 /// The first eight bytes of a solve checkpoint.
 pub const MAGIC: [u8; 8] = *b"BIDTBSOL";
-/// The format version (3: a refinement keeps the reconstruction it was stopped in).
-pub const VERSION: u32 = 3;
+/// The format version (4: solved values keep each distinct denominator once; version 3,
+/// which kept it with every value, is still read).
+pub const VERSION: u32 = 4;
+/// The versions read.
+const READ: [u32; 2] = [3, VERSION];
 /// The file name in a board's directory.
 pub const FILE_NAME: &str = "solve.ckpt";
 const HEADER_LEN: usize = 112;
@@ -65,7 +71,12 @@ pub struct Job<'a> {
 
 /// The header of a body of `len` bytes with checksum `crc`.
 fn header(job: Job<'_>, len: u64, crc: u32) -> Vec<u8> {
-    let mut h = HeaderWriter::new(MAGIC, VERSION, HEADER_LEN);
+    header_of_version(job, VERSION, len, crc)
+}
+
+/// [`header`] naming format `version`.
+fn header_of_version(job: Job<'_>, version: u32, len: u64, crc: u32) -> Vec<u8> {
+    let mut h = HeaderWriter::new(MAGIC, version, HEADER_LEN);
     h.u8(job.board.files())
         .u8(job.board.ranks())
         .u8(0)
@@ -143,10 +154,18 @@ pub enum Loaded {
     States(Vec<BoundState>),
 }
 
-/// Check a header for `job`; returns the body's length and checksum, or `Other` when it
-/// belongs to other materials.
-fn check_header(header: &[u8], job: Job<'_>) -> Result<Result<(u64, u32), String>, String> {
-    let mut f = Fields::check(header, MAGIC, &[VERSION], "solve checkpoint")?;
+/// What a checked header says of its body.
+struct Body {
+    version: u32,
+    len: u64,
+    crc: u32,
+}
+
+/// Check a header for `job`; returns what it says of the body, or `Other` when it belongs
+/// to other materials.
+fn check_header(header: &[u8], job: Job<'_>) -> Result<Result<Body, String>, String> {
+    let mut f = Fields::check(header, MAGIC, &READ, "solve checkpoint")?;
+    let version = f.version;
     let (files, ranks) = (f.u8()?, f.u8()?);
     let _ = (f.u8()?, f.u8()?);
     let (nodes, edges) = (f.u64()?, f.u64()?);
@@ -171,7 +190,7 @@ fn check_header(header: &[u8], job: Job<'_>) -> Result<Result<(u64, u32), String
             job.graph.edge_count()
         ));
     }
-    Ok(Ok((len, crc)))
+    Ok(Ok(Body { version, len, crc }))
 }
 
 /// Decode and check a checkpoint image for `job`.
@@ -183,7 +202,7 @@ pub fn decode(bytes: &[u8], job: Job<'_>) -> Result<Loaded, String> {
         ));
     }
     let (header, body) = bytes.split_at(HEADER_LEN);
-    let (len, crc) = match check_header(header, job)? {
+    let Body { version, len, crc } = match check_header(header, job)? {
         Ok(x) => x,
         Err(other) => return Ok(Loaded::Other(other)),
     };
@@ -196,13 +215,13 @@ pub fn decode(bytes: &[u8], job: Job<'_>) -> Result<Loaded, String> {
     if crc32fast::hash(body) != crc {
         return Err("corrupted: the body checksum does not match".into());
     }
-    states_of(body, job.graph).map(Loaded::States)
-}
-
-fn states_of(body: &[u8], graph: &Graph) -> Result<Vec<BoundState>, String> {
-    let states: Vec<BoundState> =
-        postcard::from_bytes(body).map_err(|e| format!("the body does not decode: {e}"))?;
-    fitting(states, graph)
+    let states = match version {
+        3 => postcard::from_bytes::<Vec<version3::BoundState>>(body)
+            .map(|states| states.into_iter().map(BoundState::from).collect()),
+        _ => postcard::from_bytes(body),
+    };
+    let states = states.map_err(|e| format!("the body does not decode: {e}"))?;
+    fitting(states, job.graph).map(Loaded::States)
 }
 
 /// The decoded states, if they can belong to a solve on `graph` (one or two of them).
@@ -229,7 +248,7 @@ pub fn load(dir: &Path, job: Job<'_>) -> Result<Loaded, Error> {
         Err(e) => return Err(e),
     };
     let header = read_header(&mut file, file_len, HEADER_LEN).map_err(bad)?;
-    let (len, crc) = match check_header(&header, job).map_err(bad)? {
+    let Body { version, len, crc } = match check_header(&header, job).map_err(bad)? {
         Ok(x) => x,
         Err(other) => return Ok(Loaded::Other(other)),
     };
@@ -238,10 +257,58 @@ pub fn load(dir: &Path, job: Job<'_>) -> Result<Loaded, Error> {
     check_body_streamed(&mut file, file_len, HEADER_LEN, len, crc).map_err(bad)?;
     let reader = std::io::BufReader::with_capacity(1 << 20, file.take(len));
     let mut scratch = vec![0u8; 1 << 16];
-    let states: Vec<BoundState> = postcard::from_io((reader, &mut scratch[..]))
-        .map(|(states, _)| states)
-        .map_err(|e| bad(format!("the body does not decode: {e}")))?;
+    let input = (reader, &mut scratch[..]);
+    let states = match version {
+        3 => postcard::from_io::<Vec<version3::BoundState>, _>(input)
+            .map(|(states, _)| states.into_iter().map(BoundState::from).collect()),
+        _ => postcard::from_io(input).map(|(states, _)| states),
+    };
+    let states = states.map_err(|e| bad(format!("the body does not decode: {e}")))?;
     fitting(states, job.graph).map(Loaded::States).map_err(bad)
+}
+
+/// Reading format version 3, whose solved values each carry their own denominator: the
+/// same fields, the values given one copy of each denominator as they are decoded (a
+/// version-3 checkpoint of 8x8 KNvKP, 19.5 GB, then decodes into about half that).
+mod version3 {
+    use serde::Deserialize;
+
+    use super::super::keep::{self, RunningSystem};
+    use super::super::{SolveStats, Strategies};
+    use crate::value::Value;
+
+    /// An evaluation's progress as version 3 kept it.
+    #[derive(Deserialize)]
+    pub struct EvalState {
+        #[serde(deserialize_with = "keep::solved_pairs_shared")]
+        solved: Vec<(u32, Value)>,
+        running: Vec<RunningSystem>,
+    }
+
+    /// A bound's state as version 3 kept it.
+    #[derive(Deserialize)]
+    pub struct BoundState {
+        stats: SolveStats,
+        strategies: Strategies,
+        white_levels: Vec<u32>,
+        black_levels: Vec<u32>,
+        evaluation: EvalState,
+    }
+
+    impl From<BoundState> for keep::BoundState {
+        fn from(s: BoundState) -> keep::BoundState {
+            keep::BoundState {
+                stats: s.stats,
+                strategies: s.strategies,
+                white_levels: s.white_levels,
+                black_levels: s.black_levels,
+                evaluation: keep::EvalState {
+                    solved: s.evaluation.solved,
+                    running: s.evaluation.running,
+                },
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -302,5 +369,110 @@ mod tests {
         }
         remove(dir.path());
         assert!(matches!(load(dir.path(), job).unwrap(), Loaded::Nothing));
+    }
+
+    #[test]
+    fn version_3_is_read_with_one_copy_of_each_denominator() {
+        use crate::solve::keep::{EvalStateRef, RunningRef, SolvedRef};
+        use crate::solve::{SolveStats, Strategies};
+        use crate::value::Value;
+        use num_bigint::BigUint;
+        use serde::Serialize;
+
+        /// Version 3's evaluation: each value with its own denominator.
+        #[derive(Serialize)]
+        struct EvalState3<'a> {
+            solved: &'a [(u32, Value)],
+            running: Vec<RunningRef<'a>>,
+        }
+        #[derive(Serialize)]
+        struct BoundState3<'a> {
+            stats: &'a SolveStats,
+            strategies: &'a Strategies,
+            white_levels: &'a [u32],
+            black_levels: &'a [u32],
+            evaluation: EvalState3<'a>,
+        }
+
+        let board = Board::new(3, 4).unwrap();
+        let materials = Material::three_piece();
+        let graph = Graph::new(&Index::three_piece(board));
+        let alpha = solve::solve_bound(
+            Game::closed(&graph),
+            Bound::Alpha,
+            &Settings::default(),
+            &|_| true,
+        )
+        .unwrap();
+        let job = Job {
+            board,
+            materials: &materials,
+            graph: &graph,
+        };
+        // Every position solved, over equal copies of one long denominator (3^150).
+        let d = BigUint::from(3u8).pow(150);
+        let pairs: Vec<(u32, Value)> = (0..graph.positions() as u32)
+            .map(|p| {
+                (
+                    p,
+                    Value::new_raw(BigUint::from(1u8) << (p % 100), d.clone()),
+                )
+            })
+            .collect();
+        let state3 = BoundState3 {
+            stats: &alpha.stats,
+            strategies: &alpha.strategies,
+            white_levels: &alpha.levels.0,
+            black_levels: &alpha.levels.1,
+            evaluation: EvalState3 {
+                solved: &pairs,
+                running: Vec::new(),
+            },
+        };
+        let body = postcard::to_allocvec(&vec![state3]).unwrap();
+        let mut bytes3 = header_of_version(job, 3, body.len() as u64, crc32fast::hash(&body));
+        bytes3.extend_from_slice(&body);
+        let state4 = BoundStateRef {
+            evaluation: EvalStateRef {
+                solved: SolvedRef::Pairs(&pairs),
+                running: Vec::new(),
+            },
+            ..alpha.kept()
+        };
+        let bytes4 = encode(job, &[&state4]);
+        // Version 4 keeps the denominator once: less than half of version 3.
+        assert!(
+            2 * bytes4.len() < bytes3.len(),
+            "{} against {}",
+            bytes4.len(),
+            bytes3.len()
+        );
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(path(dir.path()), &bytes3).unwrap();
+        let loaded = [
+            decode(&bytes3, job).unwrap(),
+            load(dir.path(), job).unwrap(),
+            decode(&bytes4, job).unwrap(),
+        ];
+        for states in loaded {
+            let Loaded::States(states) = states else {
+                panic!("the states come back")
+            };
+            assert_eq!(states.len(), 1);
+            assert_eq!(states[0].strategies, alpha.strategies);
+            assert_eq!(states[0].evaluation.solved, pairs);
+            let copy = states[0].evaluation.solved[0].1.shared_denom();
+            assert!(
+                states[0]
+                    .evaluation
+                    .solved
+                    .iter()
+                    .all(|(_, v)| std::sync::Arc::ptr_eq(v.shared_denom(), copy))
+            );
+        }
+        // A version-3 body that is cut short is refused.
+        let mut cut = bytes3[..bytes3.len() - 9].to_vec();
+        cut[HEADER_LEN..].fill(0);
+        assert!(!matches!(decode(&cut, job), Ok(Loaded::States(_))));
     }
 }

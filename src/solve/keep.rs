@@ -14,16 +14,23 @@
 //! nothing, and read back as owned data ([`BoundState`]); both have the same postcard
 //! encoding (a slice and a vector encode alike).
 
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
-use serde::ser::SerializeSeq;
-use serde::{Deserialize, Serialize, Serializer};
+use num_bigint::BigUint;
+use num_traits::Zero;
+use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
+use serde::ser::{SerializeSeq, SerializeTuple};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::linear::Refinement;
 use super::{SolveStats, Strategies};
 use crate::graph::Graph;
 use crate::progress::SaveClock;
 use crate::value::Value;
+use crate::value::shared::Denominators;
 
 /// A system part-way through its refinement.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -37,7 +44,8 @@ pub struct RunningSystem {
 /// What the evaluation of the current strategies has done.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 pub struct EvalState {
-    /// Positions solved, with their exact values.
+    /// Positions solved, with their exact values (sharing their denominators' copies).
+    #[serde(deserialize_with = "solved_values")]
     pub solved: Vec<(u32, Value)>,
     /// Systems part-way through.
     pub running: Vec<RunningSystem>,
@@ -58,7 +66,8 @@ pub struct BoundState {
     pub evaluation: EvalState,
 }
 
-/// Solved positions, borrowed: encodes as `Vec<(u32, Value)>`.
+/// Solved positions, borrowed: encodes as [`EvalState::solved`] decodes (see
+/// [`SolvedRef::serialize`]).
 pub enum SolvedRef<'a> {
     /// The positions of `parts` (a few lists), with their values read from `x`.
     At {
@@ -77,20 +86,145 @@ impl Default for SolvedRef<'_> {
     }
 }
 
-impl Serialize for SolvedRef<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl SolvedRef<'_> {
+    /// The solved positions with their values, in the order they are kept.
+    fn entries(&self) -> Box<dyn Iterator<Item = (u32, &Value)> + '_> {
         match self {
-            SolvedRef::At { parts, x } => {
-                let len = parts.iter().map(|p| p.len()).sum();
-                let mut seq = s.serialize_seq(Some(len))?;
-                for &p in parts.iter().flat_map(|part| part.iter()) {
-                    seq.serialize_element(&(p, &x[p as usize]))?;
+            SolvedRef::At { parts, x } => Box::new(
+                parts
+                    .iter()
+                    .flat_map(|part| part.iter())
+                    .map(|&p| (p, &x[p as usize])),
+            ),
+            SolvedRef::Pairs(pairs) => Box::new(pairs.iter().map(|(p, v)| (*p, v))),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            SolvedRef::At { parts, .. } => parts.iter().map(|p| p.len()).sum(),
+            SolvedRef::Pairs(pairs) => pairs.len(),
+        }
+    }
+}
+
+impl Serialize for SolvedRef<'_> {
+    /// Each distinct denominator once, then `(position, numerator, denominator's number)`
+    /// for every solved position: with four men most values share a denominator of
+    /// thousands of digits, which the pairs of version 3 wrote once per value (8x8 KNvKP's
+    /// checkpoint was about twice its numerators, 19.5 GB).
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Values share their denominators' copies: the address finds a copy seen before,
+        // the digits an equal one held apart (compared once per copy).
+        let mut by_copy: HashMap<*const BigUint, u32> = HashMap::new();
+        let mut by_digits: HashMap<&BigUint, u32> = HashMap::new();
+        let mut denominators: Vec<&BigUint> = Vec::new();
+        for (_, v) in self.entries() {
+            let copy: *const BigUint = v.denom();
+            if by_copy.contains_key(&copy) {
+                continue;
+            }
+            let number = *by_digits.entry(v.denom()).or_insert_with(|| {
+                denominators.push(v.denom());
+                (denominators.len() - 1) as u32
+            });
+            by_copy.insert(copy, number);
+        }
+        /// The triples, numbering each denominator by its copy.
+        struct Triples<'s, 'a> {
+            solved: &'s SolvedRef<'a>,
+            by_copy: &'s HashMap<*const BigUint, u32>,
+        }
+        impl Serialize for Triples<'_, '_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut seq = s.serialize_seq(Some(self.solved.len()))?;
+                for (p, v) in self.solved.entries() {
+                    let number = self.by_copy[&(v.denom() as *const BigUint)];
+                    seq.serialize_element(&(p, v.numer(), number))?;
                 }
                 seq.end()
             }
-            SolvedRef::Pairs(pairs) => pairs.serialize(s),
+        }
+        let mut tuple = s.serialize_tuple(2)?;
+        tuple.serialize_element(&denominators)?;
+        tuple.serialize_element(&Triples {
+            solved: self,
+            by_copy: &by_copy,
+        })?;
+        tuple.end()
+    }
+}
+
+/// Decodes what [`SolvedRef`] encodes: the values hold one copy of each denominator.
+fn solved_values<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(u32, Value)>, D::Error> {
+    /// The denominators, then the triples that number them.
+    struct Solved;
+    impl<'de> Visitor<'de> for Solved {
+        type Value = Vec<(u32, Value)>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("denominators, then (position, numerator, denominator) triples")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let denominators: Vec<BigUint> = seq
+                .next_element()?
+                .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+            if denominators.iter().any(Zero::is_zero) {
+                return Err(de::Error::custom("a zero denominator"));
+            }
+            let denominators: Vec<Arc<BigUint>> = denominators.into_iter().map(Arc::new).collect();
+            seq.next_element_seed(Triples(&denominators))?
+                .ok_or_else(|| de::Error::invalid_length(1, &self))
         }
     }
+    /// The triples, given the denominators they number.
+    struct Triples<'a>(&'a [Arc<BigUint>]);
+    impl<'de> DeserializeSeed<'de> for Triples<'_> {
+        type Value = Vec<(u32, Value)>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_seq(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Triples<'_> {
+        type Value = Vec<(u32, Value)>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("(position, numerator, denominator) triples")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
+            while let Some((p, numer, number)) = seq.next_element::<(u32, BigUint, u32)>()? {
+                let denom = self
+                    .0
+                    .get(number as usize)
+                    .ok_or_else(|| de::Error::custom("a denominator number out of range"))?;
+                out.push((p, Value::new_shared(numer, denom.clone())));
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_tuple(2, Solved)
+}
+
+/// Decodes the pairs `(position, value)` of checkpoint version 3, each value with its own
+/// denominator, giving the values one copy of each denominator as they are read: the
+/// decoded state takes what version 4's would, not twice that.
+pub fn solved_pairs_shared<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(u32, Value)>, D::Error> {
+    /// The pairs.
+    struct Pairs;
+    impl<'de> Visitor<'de> for Pairs {
+        type Value = Vec<(u32, Value)>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("(position, value) pairs")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let denominators = Denominators::new();
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
+            while let Some((p, v)) = seq.next_element::<(u32, Value)>()? {
+                out.push((p, denominators.share(v)));
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_seq(Pairs)
 }
 
 /// A running system, borrowed: encodes as [`RunningSystem`].
@@ -325,5 +459,76 @@ mod tests {
         assert_eq!(back.evaluation.running[0].refinement, refinement);
         // And back again: the owned state re-encodes to the same bytes.
         assert_eq!(postcard::to_allocvec(&back.as_ref()).unwrap(), bytes);
+    }
+
+    #[test]
+    fn each_denominator_is_kept_once_and_decoded_as_one_copy() {
+        // Forty values over 3^300 (476 bits): thirty share one copy, ten hold equal
+        // copies of their own, and one other denominator.
+        let d = BigUint::from(3u8).pow(300);
+        let one = Arc::new(d.clone());
+        let mut x: Vec<Value> = (0..30u32)
+            .map(|k| Value::new_shared(BigUint::from(1u8) << k, one.clone()))
+            .collect();
+        x.extend((30..40u32).map(|k| Value::new_raw(BigUint::from(1u8) << k, d.clone())));
+        x.push(v(1, 7));
+        let all: Vec<u32> = (0..x.len() as u32).rev().collect();
+        let solved = SolvedRef::At {
+            parts: vec![&all],
+            x: &x,
+        };
+        let bytes = postcard::to_allocvec(&(&solved, Vec::<RunningRef>::new())).unwrap();
+        // The denominator's 60 bytes once, not 40 times.
+        assert!(bytes.len() < 60 + 41 * 12, "{} bytes", bytes.len());
+        let back: EvalState = postcard::from_bytes(&bytes).unwrap();
+        let expected: Vec<(u32, Value)> = all.iter().map(|&p| (p, x[p as usize].clone())).collect();
+        assert_eq!(back.solved, expected);
+        let copy = back.solved[1].1.shared_denom();
+        for (p, value) in &back.solved {
+            assert_eq!(
+                Arc::ptr_eq(value.shared_denom(), copy),
+                *p < 40,
+                "position {p}"
+            );
+        }
+        // The pairs re-encode to the same bytes.
+        let again = SolvedRef::Pairs(&back.solved);
+        assert_eq!(
+            postcard::to_allocvec(&(&again, Vec::<RunningRef>::new())).unwrap(),
+            bytes
+        );
+    }
+
+    #[test]
+    fn a_denominator_out_of_range_or_zero_is_refused() {
+        let none: Vec<RunningRef> = Vec::new();
+        let bad_number = (
+            (
+                vec![BigUint::from(3u8)],
+                vec![(0u32, BigUint::from(1u8), 1u32)],
+            ),
+            &none,
+        );
+        let bytes = postcard::to_allocvec(&bad_number).unwrap();
+        assert!(postcard::from_bytes::<EvalState>(&bytes).is_err());
+        let zero = (
+            (
+                vec![BigUint::from(0u8)],
+                vec![(0u32, BigUint::from(1u8), 0u32)],
+            ),
+            &none,
+        );
+        let bytes = postcard::to_allocvec(&zero).unwrap();
+        assert!(postcard::from_bytes::<EvalState>(&bytes).is_err());
+        let good = (
+            (
+                vec![BigUint::from(3u8)],
+                vec![(0u32, BigUint::from(1u8), 0u32)],
+            ),
+            &none,
+        );
+        let bytes = postcard::to_allocvec(&good).unwrap();
+        let back: EvalState = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(back.solved, vec![(0, v(1, 3))]);
     }
 }
