@@ -4,7 +4,9 @@
 //! nothing the generator computed: for each material it rebuilds the index and the game
 //! graph, checks that the file lists exactly the indexed positions, that its dictionary is
 //! strictly increasing and in lowest terms, takes the values of the positions its moves
-//! leave it for from those materials' tables, re-checks every Richman equation exactly,
+//! leave it for from those materials' tables (through the generator's boundary stage: an
+//! exit decisively worse for its side than another terminal option wherever it is one
+//! changes no maximum or minimum, and is not read), re-checks every Richman equation exactly,
 //! recomputes both closures T and T′ from the stored values and compares every stored
 //! level with them. Each material is proved given the materials it leads to, and those are
 //! verified in turn: the whole board is proved from the bottom up.
@@ -20,6 +22,7 @@ use serde::Serialize;
 
 use crate::certificate;
 use crate::error::Error;
+use crate::generate::{Glance, Solved, boundary};
 use crate::geometry::Board;
 use crate::graph::Graph;
 use crate::index::Index;
@@ -47,6 +50,10 @@ pub struct ClassCheck {
     pub level_mismatches: usize,
     /// Positions whose stored β lies above their α (version 2 files; 0 otherwise).
     pub alpha_below_beta: usize,
+    /// The class's exits (moves into other materials).
+    pub exits: usize,
+    /// Exits whose values were read in full (the others never decide anything).
+    pub exits_read: usize,
 }
 
 /// What verification found on one board.
@@ -210,38 +217,94 @@ pub fn verify_board_reporting(
     Ok(check)
 }
 
-/// What is known of every terminal node of `graph`: 1 and 0 at level 0, then each exit's
-/// values and levels, read from its stored material's table (through the colour mirror
-/// where it is the mirror). Each distinct value of a table, and each of its denominators,
-/// is decoded once for all the exits that have it: decoded exit by exit, 8x8 KNvKP's
-/// 3.4 million exits (KNvKN's of up to 19,141 digits among them) would each hold their
-/// own copies.
-fn terminal_values(tables: &Tablebase, board: Board, graph: &Graph) -> Result<Terminals, Error> {
-    let mut out = Terminals::closed();
-    let mut read: HashMap<Material, ReadOnce> = HashMap::new();
-    for e in graph.exits() {
-        let t = tables.table(board, e.material)?;
-        let i = t.find(e.key).ok_or_else(|| Error::Table {
+/// The stored tables of the materials a graph's exits lead to, read for the boundary stage
+/// ([`boundary::terminals`]): each distinct value of a table, and each of its denominators,
+/// decoded once for all the exits that have it.
+struct Exits<'a> {
+    tables: &'a Tablebase,
+    board: Board,
+    read: HashMap<Material, ReadOnce>,
+}
+
+impl<'a> Exits<'a> {
+    fn new(tables: &'a Tablebase, board: Board, graph: &Graph) -> Result<Exits<'a>, Error> {
+        let mut read = HashMap::new();
+        for e in graph.exits() {
+            if let std::collections::hash_map::Entry::Vacant(slot) = read.entry(e.material) {
+                slot.insert(ReadOnce::new(tables.table(board, e.material)?));
+            }
+        }
+        Ok(Exits {
+            tables,
+            board,
+            read,
+        })
+    }
+
+    /// The table of `material`, the index of its position `key` and its values read once.
+    fn find(&self, material: Material, key: u64) -> Result<(&Table, usize, &ReadOnce), Error> {
+        let t = self.tables.table(self.board, material)?;
+        let i = t.find(key).ok_or_else(|| Error::Table {
             path: t.path().display().to_string(),
-            reason: format!("no position with key {} (needed as an exit)", e.key),
+            reason: format!("no position with key {key} (needed as an exit)"),
         })?;
-        let once = read.entry(e.material).or_insert_with(|| ReadOnce::new(t));
+        let once = self.read.get(&material).ok_or_else(|| {
+            Error::Usage(format!("{material} is not a material the exits lead to"))
+        })?;
+        Ok((t, i, once))
+    }
+}
+
+impl Solved for Exits<'_> {
+    fn known(&self, material: Material, key: u64) -> Result<Known, Error> {
+        let (t, i, once) = self.find(material, key)?;
         let (a, b) = (t.rank(i) as usize, t.rank_beta(i) as usize);
         let alpha = once.value(t, a)?;
-        let beta = if a == b { alpha.clone() } else { once.value(t, b)? };
-        let known = Known {
+        Ok(Known {
+            beta: if a == b {
+                alpha.clone()
+            } else {
+                once.value(t, b)?
+            },
             alpha,
-            beta,
             level_white: t.level_white(i),
             level_black: t.level_black(i),
-        };
-        let k = if e.mirrored { known.mirrored() } else { known };
-        out.alpha.push(k.alpha);
-        out.beta.push(k.beta);
-        out.start.white.push(k.level_white);
-        out.start.black.push(k.level_black);
+        })
     }
-    Ok(out)
+
+    fn glance(&self, material: Material, key: u64) -> Result<Glance, Error> {
+        let (t, i, _) = self.find(material, key)?;
+        let (a, b) = (t.rank(i) as usize, t.rank_beta(i) as usize);
+        let alpha = t.dictionary_value_as_stored(a)?.to_f64();
+        Ok(Glance {
+            alpha,
+            beta: if a == b {
+                alpha
+            } else {
+                t.dictionary_value_as_stored(b)?.to_f64()
+            },
+            level_white: t.level_white(i),
+            level_black: t.level_black(i),
+        })
+    }
+}
+
+/// What is known of every terminal node of `graph`: 1 and 0 at level 0, then each exit's
+/// values and levels, read from its stored material's table (through the colour mirror
+/// where it is the mirror), by the generator's boundary stage: an exit that is decisively
+/// worse for its side than another terminal option wherever it is one takes the worst
+/// value for its side, which changes no maximum, minimum, equation or closure (the stage's
+/// tests compare every value with every exit read), and its digits are not read. Read
+/// whole, 8x8 KNvKP's 3.4 million exits (KNvKN's of up to 19,141 digits among them) held
+/// over 10 GB.
+fn terminal_values(
+    tables: &Tablebase,
+    board: Board,
+    graph: &Graph,
+) -> Result<(Terminals, boundary::Read), Error> {
+    let exits = Exits::new(tables, board, graph)?;
+    boundary::terminals(graph, &exits, &|| false)?
+        .ok_or_else(|| Error::Usage("the exits were not read".into()))
 }
 
 /// The stored values of `table`'s positions (α, β) if its dictionary is sound, with the
@@ -313,7 +376,8 @@ fn verify_material(
     }
     let (mut alpha, mut beta) = stored_values(table, &mut problems)?;
     let graph = Graph::new(&index);
-    let terminals = terminal_values(tables, board, &graph)?;
+    let (terminals, read) = terminal_values(tables, board, &graph)?;
+    (out.exits, out.exits_read) = (read.exits, read.needed);
     let split = alpha != beta || terminals.alpha != terminals.beta;
     alpha.extend(terminals.alpha);
     beta.extend(terminals.beta);

@@ -329,3 +329,30 @@ fn blocked_pawns_on_3x4_have_alpha_below_beta_end_to_end() {
         );
     }
 }
+
+#[test]
+fn verify_reads_in_full_only_the_exits_that_may_decide() {
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().to_str().unwrap();
+    let (code, _, stderr) = common::bidtb(&[
+        "generate",
+        "--board",
+        "4x4",
+        "--method",
+        "solve",
+        "--material",
+        "KNvKP",
+        "--out",
+        out,
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let check = verify::verify_board(&open(root.path()), "4x4".parse().unwrap()).unwrap();
+    assert!(check.ok, "{:?}", check.problems);
+    // The generator's boundary stage reads 4,134 of 4x4 KNvKP's 16,496 exits in full;
+    // verify reads the same ones, and every equation, closure and level holds.
+    let class = &check.classes["KNvKP"];
+    assert_eq!((class.exits, class.exits_read), (16_496, 4_134));
+    // A material without exits has nothing to read.
+    assert_eq!(check.classes["KvK"].exits, 0);
+}
