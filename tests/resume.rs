@@ -543,3 +543,109 @@ fn a_killed_four_piece_run_resumes_to_the_uninterrupted_result() {
         solve_result(plain.path(), "5x5")
     );
 }
+
+/// Asks the run to stop when a stage line names `stage` (`beta: float`).
+struct StopAt<'a> {
+    stage: &'a str,
+    flag: &'a std::sync::atomic::AtomicBool,
+}
+
+impl bidtb::progress::Observer for StopAt<'_> {
+    fn notice_detail(&self, text: &str) {
+        if text == self.stage {
+            self.flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
+#[test]
+fn a_stop_before_beta_keeps_a_state_keeps_alphas_final_one() {
+    use bidtb::generate::driver::{self, InMemory};
+    use bidtb::generate::{Options, Silent, boundary};
+    use bidtb::graph::Graph;
+    use bidtb::index::Index;
+    use bidtb::progress::Control;
+    use bidtb::solve::Bound;
+    use bidtb::solve::checkpoint::{self, Job, Loaded};
+    use bidtb::solve::run::{Run, run};
+    use bidtb::{Board, Material};
+
+    // 3x4 KPvKP: α < β at 11 positions, so β is solved apart after α.
+    let board = Board::new(3, 4).unwrap();
+    let m: Material = "KPvKP".parse().unwrap();
+    let mut solved = InMemory::default();
+    let mut deps = Options::solve(board);
+    deps.materials = Material::next_outside(&[m]);
+    assert!(matches!(
+        driver::run(&deps, &Silent, &Control::default(), &mut solved),
+        Ok(driver::Driven::Finished(_, skipped)) if skipped.is_empty()
+    ));
+    let graph = Graph::new(&Index::new(board, &[m]));
+    let (terminals, _) = boundary::terminals(&graph, &solved, &|| false)
+        .unwrap()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let flag = std::sync::atomic::AtomicBool::new(false);
+    let stopping = Control {
+        checkpoint_dir: Some(dir.path().to_path_buf()),
+        stop: Some(&flag),
+        ..Control::default()
+    };
+    let stop_at_beta = StopAt {
+        stage: "beta: float",
+        flag: &flag,
+    };
+    let stopped = run(board, &[m], &graph, &terminals, &stop_at_beta, &stopping).unwrap();
+    let Run::Interrupted {
+        checkpoint: Some(path),
+    } = stopped
+    else {
+        panic!("stopped in beta's first stage, nothing was saved")
+    };
+    assert_eq!(path, checkpoint::path(dir.path()));
+    // The checkpoint holds α's final state alone: its strategies after its rounds.
+    let job = Job {
+        board,
+        materials: &[m],
+        graph: &graph,
+    };
+    let Loaded::States(states) = checkpoint::load(dir.path(), job).unwrap() else {
+        panic!("the checkpoint loads")
+    };
+    assert_eq!(states.len(), 1);
+    assert_eq!(states[0].stats.bound, Bound::Alpha);
+    assert!(!states[0].stats.rounds.is_empty());
+    // Resumed, the run ends with the values of an uninterrupted one.
+    let resuming = Control {
+        checkpoint_dir: Some(dir.path().to_path_buf()),
+        resume: true,
+        ..Control::default()
+    };
+    let finished = |r: Run| match r {
+        Run::Finished(out) => out,
+        Run::Interrupted { .. } => panic!("not finished"),
+    };
+    let resumed = finished(run(board, &[m], &graph, &terminals, &Silent, &resuming).unwrap());
+    let plain = finished(
+        run(
+            board,
+            &[m],
+            &graph,
+            &terminals,
+            &Silent,
+            &Control::default(),
+        )
+        .unwrap(),
+    );
+    assert_eq!(resumed.alpha.values.values(), plain.alpha.values.values());
+    let beta = |o: &bidtb::solve::run::Outcome| {
+        o.beta
+            .as_ref()
+            .expect("beta apart")
+            .values
+            .values()
+            .to_vec()
+    };
+    assert_eq!(beta(&resumed), beta(&plain));
+    assert!(beta(&plain) != plain.alpha.values.values());
+}

@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use super::checkpoint::{self as solve_checkpoint, Job, Loaded};
@@ -129,6 +130,8 @@ struct Checkpoints<'a> {
     job: Job<'a>,
     obs: &'a dyn Observer,
     saved: Mutex<Option<PathBuf>>,
+    /// Saves made by this run.
+    saves: AtomicUsize,
 }
 
 impl Checkpoints<'_> {
@@ -146,7 +149,10 @@ impl Checkpoints<'_> {
             return;
         };
         match solve_checkpoint::save(dir, self.job, states) {
-            Ok(path) => *saved = Some(path),
+            Ok(path) => {
+                *saved = Some(path);
+                self.saves.fetch_add(1, Ordering::Relaxed);
+            }
             Err(e) => self.obs.notice(&format!("checkpoint not saved: {e}")),
         }
     }
@@ -278,6 +284,7 @@ pub fn run(
         job,
         obs,
         saved: Mutex::new(None),
+        saves: AtomicUsize::new(0),
     };
     // Stopped before saving anything new, a resumed run leaves the state it resumed from.
     let interrupted = || Run::Interrupted {
@@ -319,18 +326,29 @@ pub fn run(
         alpha.values.release_images();
         let spilled = spill_alpha(&mut alpha, control, obs);
         let before = alpha.kept();
+        let beta_from = kept.next();
+        let resumed_beta = beta_from.is_some();
+        let saves = keep.saves.load(Ordering::Relaxed);
         let beta = match solve_bound(
             graph,
             terminals,
             Bound::Beta,
             obs,
             control,
-            kept.next(),
+            beta_from,
             &keep,
             Some(&before),
         ) {
             Ok(c) => c,
-            Err(SolveError::Stopped) => return Ok(interrupted()),
+            Err(SolveError::Stopped) => {
+                // Stopped before β had a state to keep (in its float or strategy stage):
+                // α's final state alone, so that a resumed run evaluates α's strategies
+                // once instead of solving α again.
+                if !resumed_beta && keep.saves.load(Ordering::Relaxed) == saves {
+                    keep.save(&[&before]);
+                }
+                return Ok(interrupted());
+            }
             Err(SolveError::Failed(why)) => return Err(failed(Bound::Beta, why)),
         };
         let Candidate {
