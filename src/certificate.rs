@@ -105,32 +105,32 @@ fn image_violation(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
 fn equation_holds_with(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
     let (x, y, z) = (g.value(p), g.value(w), g.value(b));
     // Nearly always within a component: one denominator.
-    if x.denom() == y.denom() && x.denom() == z.denom() {
+    if x.same_denom(y) && x.same_denom(z) {
         return (x.numer() << 1u8) == y.numer() + z.numer();
     }
-    let twos = |v: &Value| v.denom().trailing_zeros().unwrap_or(0);
+    let twos = |v: &Value| u64::from(v.twos());
     let (i, j, k) = (twos(x), twos(y), twos(z));
-    let odd = |v: &Value, t: u64| v.denom() >> t;
-    let (ry, rz) = (odd(y, j), odd(z, k));
+    let (ry, rz) = (&**y.shared_odd(), &**z.shared_odd());
     if ry != rz {
-        let lhs = (x.numer() << 1u8) * y.denom() * z.denom();
-        let rhs = x.denom() * (y.numer() * z.denom() + z.numer() * y.denom());
+        let (xd, yd, zd) = (x.denom(), y.denom(), z.denom());
+        let lhs = (x.numer() << 1u8) * &*yd * &*zd;
+        let rhs = &*xd * (y.numer() * &*zd + z.numer() * &*yd);
         return lhs == rhs;
     }
     let m = i.max(j).max(k);
     let s = (y.numer() << (m - j)) + (z.numer() << (m - k));
-    let rx = odd(x, i);
+    let rx = &**x.shared_odd();
     if rx == ry {
         return (x.numer() << (m - i + 1)) == s;
     }
     // A short quotient costs a short division; a long one is no cheaper than the products.
     if rx.bits() + 64 >= ry.bits() {
-        let (f, rest) = ry.div_rem(&rx);
+        let (f, rest) = ry.div_rem(rx);
         if rest.is_zero() {
             return ((x.numer() * f) << (m + 1)) == (s << i);
         }
     }
-    ((x.numer() * &ry) << (m + 1)) == s * x.denom()
+    ((x.numer() * ry) << (m + 1)) == s * &*x.denom()
 }
 
 /// The positions whose equation fails, in increasing order, checked exactly: the
@@ -529,7 +529,7 @@ mod tests {
             );
             // base + 2^-bits / base's denominator: the same head, another value.
             let tiny = |bits: u32, base: Value| {
-                Value::new((base.numer() << bits) + 1u8, base.denom() << bits)
+                Value::new((base.numer() << bits) + 1u8, &*base.denom() << bits)
             };
             let pool = [
                 v(1, 3),

@@ -301,7 +301,7 @@ fn encode_version<W: Write + Seek>(
     let denominators: Vec<Vec<u8>> = dictionary
         .denominators
         .par_iter()
-        .map(|d| d.to_bytes_le())
+        .map(|&(odd, twos)| (odd << twos).to_bytes_le())
         .collect();
     let shared = (form == Form::SharedDenominators)
         .then(|| (denominators.len(), denominators.iter().map(Vec::len).sum()));
@@ -729,7 +729,7 @@ impl Table {
         }
         Ok(crate::value::arith::reduced(
             v.numer().clone(),
-            v.denom().clone(),
+            v.denom().into_owned(),
         ))
     }
 
@@ -774,7 +774,7 @@ impl Table {
             Denominators::new().share_all(&mut values);
             return Ok(values);
         };
-        let denominators: Vec<Arc<BigUint>> = (0..offsets.len() - 1)
+        let denominators: Vec<(Arc<BigUint>, u32)> = (0..offsets.len() - 1)
             .into_par_iter()
             .map(|n| self.denominator(n).expect("offsets checked at open"))
             .collect();
@@ -784,12 +784,13 @@ impl Table {
             .collect()
     }
 
-    /// Version 4: denominator number `n`, decoded (None past the last).
-    fn denominator(&self, n: usize) -> Option<Arc<BigUint>> {
+    /// Version 4: denominator number `n`, decoded as its odd part and power of two (None
+    /// past the last).
+    fn denominator(&self, n: usize) -> Option<(Arc<BigUint>, u32)> {
         let (offsets, area) = self.denominators()?;
         let o = offsets.get(n..n + 2)?;
         let bytes = area.get(o[0].get() as usize..o[1].get() as usize)?;
-        Some(Arc::new(BigUint::from_bytes_le(bytes)))
+        Some(crate::value::split(BigUint::from_bytes_le(bytes)))
     }
 
     /// Version 4: dictionary entry `k` as stored, its numerator read onto the denominator
@@ -797,7 +798,7 @@ impl Table {
     fn dictionary_value_on(
         &self,
         k: usize,
-        denominator: impl FnOnce(usize) -> Option<Arc<BigUint>>,
+        denominator: impl FnOnce(usize) -> Option<(Arc<BigUint>, u32)>,
     ) -> Result<Value, Error> {
         let bad = || Error::Table {
             path: self.path.display().to_string(),
@@ -838,7 +839,7 @@ impl Table {
 /// value, α and β where they agree included, share its digits. Entries are as stored
 /// ([`Table::dictionary_value_as_stored`]).
 pub struct ReadOnce {
-    denominators: Vec<OnceLock<Arc<BigUint>>>,
+    denominators: Vec<OnceLock<(Arc<BigUint>, u32)>>,
     values: Vec<OnceLock<Value>>,
 }
 
@@ -1555,7 +1556,7 @@ mod tests {
             if t.info().version == 4 {
                 assert!(
                     long.iter()
-                        .all(|x| Arc::ptr_eq(x.shared_denom(), long[0].shared_denom())),
+                        .all(|x| Arc::ptr_eq(x.shared_odd(), long[0].shared_odd())),
                     "one copy of the long denominator"
                 );
             }

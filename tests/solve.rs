@@ -368,27 +368,41 @@ fn stopped_solves_resume_to_the_same_values() {
     }
 }
 
-/// The solve's values hold one copy of each distinct denominator between them (what halves
-/// their memory with four men, where most have thousands of digits): on 6x6, where the
-/// three-piece values have hundreds of distinct denominators, as many copies as distinct
-/// denominators. Values 0 and 1 aside: a value held elsewhere too (the game's terminals
-/// are) keeps its own denominator when shared (`Value::with_denom`), and theirs is 1, a
-/// word.
+/// The solve's values hold one copy of each distinct odd part of their denominators
+/// between them (what halves their memory with four men, where most have thousands of
+/// digits): on 6x6, where the three-piece values have hundreds of distinct denominators,
+/// as many copies as distinct odd parts, and under a quarter as many odd parts as
+/// denominators (a system's denominator times powers of two below it). Odd part 1 aside (0, 1 and the dyadic
+/// values): a value held elsewhere too (the game's terminals are) keeps its own copy when
+/// shared (`Value::with_odd`), and theirs is 1, a word.
 #[test]
 fn solved_values_hold_each_denominator_once() {
+    use num_traits::One;
     use std::collections::{BTreeSet, HashSet};
     let sol = run(Board::new(6, 6).unwrap(), Method::Solve);
     let values: Vec<&bidtb::Value> = sol
         .values
         .values()
         .iter()
-        .filter(|v| *v.denom() != num_bigint::BigUint::from(1u8))
+        .filter(|v| !v.shared_odd().is_one())
         .collect();
-    let distinct: BTreeSet<&num_bigint::BigUint> = values.iter().map(|v| v.denom()).collect();
+    let denominators: BTreeSet<num_bigint::BigUint> =
+        values.iter().map(|v| v.denom().into_owned()).collect();
+    let odd: BTreeSet<&num_bigint::BigUint> = values.iter().map(|v| &**v.shared_odd()).collect();
     let copies: HashSet<*const num_bigint::BigUint> = values
         .iter()
-        .map(|v| std::sync::Arc::as_ptr(v.shared_denom()))
+        .map(|v| std::sync::Arc::as_ptr(v.shared_odd()))
         .collect();
-    assert!(distinct.len() > 100, "{} denominators", distinct.len());
-    assert_eq!(copies.len(), distinct.len());
+    assert!(
+        denominators.len() > 100,
+        "{} denominators",
+        denominators.len()
+    );
+    assert_eq!(copies.len(), odd.len());
+    assert!(
+        4 * odd.len() < denominators.len(),
+        "{} denominators, {} odd parts",
+        denominators.len(),
+        odd.len()
+    );
 }

@@ -131,7 +131,7 @@ pub fn row(sol: &Solution, seconds: f64, peak_mib: Option<u64>) -> Row {
         let range = sol.index.class_range(c);
         for p in range.clone() {
             let v = g.value(p);
-            distinct.insert((v.numer().clone(), v.denom().clone()));
+            distinct.insert((v.numer().clone(), v.denom().into_owned()));
             if largest.is_none_or(|l| g.value(l).denom() < v.denom()) {
                 largest = Some(p);
             }
@@ -177,7 +177,7 @@ pub fn row(sol: &Solution, seconds: f64, peak_mib: Option<u64>) -> Row {
         positions: sol.classes.iter().map(|(_, r)| r.positions).sum(),
         distinct_values: distinct.len(),
         max_denominator_digits: den.to_string().len(),
-        max_denominator_factors: factor(den),
+        max_denominator_factors: factor(&den),
         max_denominator_position: pos.map_or("–".into(), |pos| {
             format!("{} {}", pos.material(), crate::fen::write(sol.board, &pos))
         }),
@@ -222,7 +222,7 @@ pub fn row_from_table(
     let mut den = BigUint::one();
     let mut holding: Vec<u32> = Vec::new();
     for (&k, _) in ranks.iter().zip(&bits).filter(|(_, b)| **b == longest) {
-        let d = table.dictionary_value_as_stored(k)?.denom().clone();
+        let d = table.dictionary_value_as_stored(k)?.denom().into_owned();
         match d.cmp(&den) {
             Ordering::Greater => {
                 den = d;

@@ -687,7 +687,9 @@ fn class_reports(
                 beta.iter()
                     .flat_map(|b| range.clone().map(|i| b.values.value(i).denom())),
             );
-            let max_den = dens.max().cloned().unwrap_or_else(|| 1u8.into());
+            let max_den = dens
+                .max()
+                .map_or_else(|| 1u8.into(), std::borrow::Cow::into_owned);
             let max_den = max_den.to_string();
             let in_class = |list: &[u32]| {
                 list.iter()
@@ -716,14 +718,17 @@ fn class_reports(
                     })
                     .count()
             });
-            let distinct: std::collections::HashSet<(&num_bigint::BigUint, &num_bigint::BigUint)> =
-                range
-                    .clone()
-                    .flat_map(|i| {
-                        std::iter::once(values.value(i)).chain(beta.map(|b| b.values.value(i)))
-                    })
-                    .map(|v| (v.numer(), v.denom()))
-                    .collect();
+            let distinct: std::collections::HashSet<(
+                &num_bigint::BigUint,
+                &num_bigint::BigUint,
+                u32,
+            )> = range
+                .clone()
+                .flat_map(|i| {
+                    std::iter::once(values.value(i)).chain(beta.map(|b| b.values.value(i)))
+                })
+                .map(|v| (v.numer(), &**v.shared_odd(), v.twos()))
+                .collect();
             let report = ClassReport {
                 guess_changes: iteration
                     .and_then(|it| it.guess_changes.as_ref())

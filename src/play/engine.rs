@@ -46,7 +46,7 @@ pub enum Choice {
 pub fn ratio(v: &Value) -> BigRational {
     BigRational::new(
         BigInt::from(v.numer().clone()),
-        BigInt::from(v.denom().clone()),
+        BigInt::from(v.denom().into_owned()),
     )
 }
 

@@ -597,7 +597,7 @@ impl Tablebase {
             };
             BigRational::new_raw(
                 BigInt::from_biguint(sign, half.numer().clone()),
-                BigInt::from(half.denom().clone()),
+                BigInt::from(half.denom().into_owned()),
             )
         };
         let x_w = best(&white, &own.value, MoveInfo::lower, true);

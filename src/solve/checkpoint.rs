@@ -461,13 +461,13 @@ mod tests {
             assert_eq!(states.len(), 1);
             assert_eq!(states[0].strategies, alpha.strategies);
             assert_eq!(states[0].evaluation.solved, pairs);
-            let copy = states[0].evaluation.solved[0].1.shared_denom();
+            let copy = states[0].evaluation.solved[0].1.shared_odd();
             assert!(
                 states[0]
                     .evaluation
                     .solved
                     .iter()
-                    .all(|(_, v)| std::sync::Arc::ptr_eq(v.shared_denom(), copy))
+                    .all(|(_, v)| std::sync::Arc::ptr_eq(v.shared_odd(), copy))
             );
         }
         // A version-3 body that is cut short is refused.

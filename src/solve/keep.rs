@@ -29,8 +29,8 @@ use super::linear::Refinement;
 use super::{SolveStats, Strategies};
 use crate::graph::Graph;
 use crate::progress::SaveClock;
-use crate::value::Value;
 use crate::value::shared::Denominators;
+use crate::value::{Value, split};
 
 /// A system part-way through its refinement.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
@@ -114,39 +114,54 @@ impl Serialize for SolvedRef<'_> {
     /// thousands of digits, which the pairs of version 3 wrote once per value (8x8 KNvKP's
     /// checkpoint was about twice its numerators, 19.5 GB).
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        // Values share their denominators' copies: the address finds a copy seen before,
-        // the digits an equal one held apart (compared once per copy).
-        let mut by_copy: HashMap<*const BigUint, u32> = HashMap::new();
-        let mut by_digits: HashMap<&BigUint, u32> = HashMap::new();
-        let mut denominators: Vec<&BigUint> = Vec::new();
+        // Values share their denominators' odd parts: the address finds a copy seen
+        // before, the digits an equal one held apart (compared once per copy).
+        type Denominator<'d> = (&'d BigUint, u32);
+        let mut by_copy: HashMap<(*const BigUint, u32), u32> = HashMap::new();
+        let mut by_digits: HashMap<Denominator<'_>, u32> = HashMap::new();
+        let mut denominators: Vec<Denominator<'_>> = Vec::new();
         for (_, v) in self.entries() {
-            let copy: *const BigUint = v.denom();
-            if by_copy.contains_key(&copy) {
+            let copy: *const BigUint = &**v.shared_odd();
+            if by_copy.contains_key(&(copy, v.twos())) {
                 continue;
             }
-            let number = *by_digits.entry(v.denom()).or_insert_with(|| {
-                denominators.push(v.denom());
-                (denominators.len() - 1) as u32
-            });
-            by_copy.insert(copy, number);
+            let number = *by_digits
+                .entry((v.shared_odd(), v.twos()))
+                .or_insert_with(|| {
+                    denominators.push((v.shared_odd(), v.twos()));
+                    (denominators.len() - 1) as u32
+                });
+            by_copy.insert((copy, v.twos()), number);
+        }
+        /// The denominators whole, each made from its odd part as it is written.
+        struct Whole<'s, 'd>(&'s [Denominator<'d>]);
+        impl Serialize for Whole<'_, '_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut seq = s.serialize_seq(Some(self.0.len()))?;
+                for &(odd, twos) in self.0 {
+                    seq.serialize_element(&(odd << twos))?;
+                }
+                seq.end()
+            }
         }
         /// The triples, numbering each denominator by its copy.
         struct Triples<'s, 'a> {
             solved: &'s SolvedRef<'a>,
-            by_copy: &'s HashMap<*const BigUint, u32>,
+            by_copy: &'s HashMap<(*const BigUint, u32), u32>,
         }
         impl Serialize for Triples<'_, '_> {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 let mut seq = s.serialize_seq(Some(self.solved.len()))?;
                 for (p, v) in self.solved.entries() {
-                    let number = self.by_copy[&(v.denom() as *const BigUint)];
+                    let copy: *const BigUint = &**v.shared_odd();
+                    let number = self.by_copy[&(copy, v.twos())];
                     seq.serialize_element(&(p, v.numer(), number))?;
                 }
                 seq.end()
             }
         }
         let mut tuple = s.serialize_tuple(2)?;
-        tuple.serialize_element(&denominators)?;
+        tuple.serialize_element(&Whole(&denominators))?;
         tuple.serialize_element(&Triples {
             solved: self,
             by_copy: &by_copy,
@@ -171,13 +186,14 @@ fn solved_values<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(u32, Value)>, D
             if denominators.iter().any(Zero::is_zero) {
                 return Err(de::Error::custom("a zero denominator"));
             }
-            let denominators: Vec<Arc<BigUint>> = denominators.into_iter().map(Arc::new).collect();
+            let denominators: Vec<(Arc<BigUint>, u32)> =
+                denominators.into_iter().map(split).collect();
             seq.next_element_seed(Triples(&denominators))?
                 .ok_or_else(|| de::Error::invalid_length(1, &self))
         }
     }
     /// The triples, given the denominators they number.
-    struct Triples<'a>(&'a [Arc<BigUint>]);
+    struct Triples<'a>(&'a [(Arc<BigUint>, u32)]);
     impl<'de> DeserializeSeed<'de> for Triples<'_> {
         type Value = Vec<(u32, Value)>;
         fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
@@ -192,11 +208,11 @@ fn solved_values<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(u32, Value)>, D
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
             let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
             while let Some((p, numer, number)) = seq.next_element::<(u32, BigUint, u32)>()? {
-                let denom = self
+                let (odd, twos) = self
                     .0
                     .get(number as usize)
                     .ok_or_else(|| de::Error::custom("a denominator number out of range"))?;
-                out.push((p, Value::new_shared(numer, denom.clone())));
+                out.push((p, Value::from_parts(numer, odd.clone(), *twos)));
             }
             Ok(out)
         }
@@ -483,10 +499,10 @@ mod tests {
         let back: EvalState = postcard::from_bytes(&bytes).unwrap();
         let expected: Vec<(u32, Value)> = all.iter().map(|&p| (p, x[p as usize].clone())).collect();
         assert_eq!(back.solved, expected);
-        let copy = back.solved[1].1.shared_denom();
+        let copy = back.solved[1].1.shared_odd();
         for (p, value) in &back.solved {
             assert_eq!(
-                Arc::ptr_eq(value.shared_denom(), copy),
+                Arc::ptr_eq(value.shared_odd(), copy),
                 *p < 40,
                 "position {p}"
             );

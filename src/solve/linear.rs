@@ -462,7 +462,7 @@ fn reconstruct(
             &Value::new_raw(lo, d.clone()),
             &Value::new_raw(hi, d.clone()),
         );
-        let b = BigInt::from(z.denom().clone());
+        let b = BigInt::from(z.denom().into_owned());
         if 2 * b.bits() + q.bits() + 16 > precision {
             return Attempt::NotYet;
         }

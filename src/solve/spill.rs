@@ -45,7 +45,8 @@ impl Spilled {
         let mut w = BufWriter::with_capacity(1 << 20, file);
         let written = (|| {
             for v in &values {
-                for part in [v.numer(), v.denom()] {
+                let denom = v.denom();
+                for part in [v.numer(), &*denom] {
                     let bytes = part.to_bytes_le();
                     let n = u32::try_from(bytes.len())
                         .map_err(|_| io::Error::other("a value too large to spill"))?;

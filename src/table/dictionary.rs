@@ -38,21 +38,21 @@ pub(super) const MIN_ENTRY: u64 = 5;
 pub(super) struct Dictionary<'a> {
     /// The distinct values, increasing.
     pub values: Vec<&'a Value>,
-    ranks: HashMap<(&'a BigUint, &'a BigUint), u32>,
-    /// The distinct denominators, in the order of their first use by `values` (empty for
-    /// the whole form).
-    pub denominators: Vec<&'a BigUint>,
-    numbers: HashMap<&'a BigUint, u32>,
+    ranks: HashMap<Key<'a>, u32>,
+    /// The distinct denominators (odd part, power of two), in the order of their first use
+    /// by `values` (empty for the whole form).
+    pub denominators: Vec<(&'a BigUint, u32)>,
+    numbers: HashMap<(&'a BigUint, u32), u32>,
     form: Form,
 }
 
 impl<'a> Dictionary<'a> {
     /// The dictionary of `all` (values may repeat), in entry form `form`.
     pub fn new(all: impl Iterator<Item = &'a Value>, form: Form) -> Dictionary<'a> {
-        let mut ranks: HashMap<(&BigUint, &BigUint), u32> = HashMap::new();
+        let mut ranks: HashMap<Key<'a>, u32> = HashMap::new();
         let mut values: Vec<&Value> = Vec::new();
         for v in all {
-            ranks.entry((v.numer(), v.denom())).or_insert_with(|| {
+            ranks.entry(key(v)).or_insert_with(|| {
                 values.push(v);
                 0
             });
@@ -64,14 +64,14 @@ impl<'a> Dictionary<'a> {
         keyed.par_sort_by(|(fa, a), (fb, b)| cmp_shadowed(a, *fa, b, *fb));
         let values: Vec<&Value> = keyed.into_iter().map(|(_, v)| v).collect();
         for (rank, v) in values.iter().enumerate() {
-            ranks.insert((v.numer(), v.denom()), rank as u32);
+            ranks.insert(key(v), rank as u32);
         }
         let mut denominators = Vec::new();
         let mut numbers = HashMap::new();
         if form == Form::SharedDenominators {
             for v in &values {
-                numbers.entry(v.denom()).or_insert_with(|| {
-                    denominators.push(v.denom());
+                numbers.entry(denominator(v)).or_insert_with(|| {
+                    denominators.push(denominator(v));
                     (denominators.len() - 1) as u32
                 });
             }
@@ -87,7 +87,7 @@ impl<'a> Dictionary<'a> {
 
     /// The rank of `v`, which must be one of the values the dictionary was made from.
     pub fn rank(&self, v: &Value) -> u32 {
-        self.ranks[&(v.numer(), v.denom())]
+        self.ranks[&key(v)]
     }
 
     /// Forget the ranks (they are large and no longer needed once the positions' ranks
@@ -99,7 +99,7 @@ impl<'a> Dictionary<'a> {
     /// The bytes of entry `v`'s encoding, without encoding it.
     pub fn entry_len(&self, v: &Value) -> u64 {
         match self.form {
-            Form::Whole => 4 + byte_len(v.numer()) + byte_len(v.denom()),
+            Form::Whole => 4 + byte_len(v.numer()) + byte_len(&v.denom()),
             Form::SharedDenominators => 4 + byte_len(v.numer()),
         }
     }
@@ -114,11 +114,23 @@ impl<'a> Dictionary<'a> {
                 out.extend_from_slice(&v.denom().to_bytes_le());
             }
             Form::SharedDenominators => {
-                out.extend_from_slice(&self.numbers[v.denom()].to_le_bytes());
+                out.extend_from_slice(&self.numbers[&denominator(v)].to_le_bytes());
                 out.extend_from_slice(&numer);
             }
         }
     }
+}
+
+/// A value as a map key: its numerator and its denominator's odd part and power of two.
+type Key<'a> = (&'a BigUint, &'a BigUint, u32);
+
+fn key(v: &Value) -> Key<'_> {
+    (v.numer(), v.shared_odd(), v.twos())
+}
+
+/// A value's denominator as a map key: its odd part and power of two.
+fn denominator(v: &Value) -> (&BigUint, u32) {
+    (v.shared_odd(), v.twos())
 }
 
 /// The bytes `to_bytes_le` writes for `n` (one for zero).
@@ -151,14 +163,20 @@ pub(super) fn decode_shared(entry: &[u8], denominator: &[u8]) -> Option<Value> {
     fraction(numer, denominator)
 }
 
-/// A version 4 entry whose denominator is already decoded (`denominator`, shared with the
-/// other entries naming it): only its numerator is read. None as [`decode_shared`].
-pub(super) fn decode_with(entry: &[u8], denominator: &Arc<BigUint>) -> Option<Value> {
+/// A version 4 entry whose denominator is already decoded (`denominator`, its odd part
+/// shared with the other entries naming it, and its power of two): only its numerator is
+/// read. None as [`decode_shared`].
+pub(super) fn decode_with(entry: &[u8], denominator: &(Arc<BigUint>, u32)) -> Option<Value> {
     let numer = BigUint::from_bytes_le(entry.get(4..).filter(|n| !n.is_empty())?);
-    if denominator.is_zero() || numer > **denominator {
+    let (odd, twos) = denominator;
+    if odd.is_zero() {
         return None;
     }
-    Some(Value::new_shared(numer, denominator.clone()))
+    let bits = odd.bits() + u64::from(*twos);
+    if numer.bits() > bits || (numer.bits() == bits && numer > (&**odd << *twos)) {
+        return None;
+    }
+    Some(Value::from_parts(numer, odd.clone(), *twos))
 }
 
 fn fraction(numer: &[u8], denom: &[u8]) -> Option<Value> {
@@ -202,9 +220,11 @@ mod tests {
                     Form::Whole => decode_whole(&e),
                     Form::SharedDenominators => {
                         let n = denominator_number(&e).unwrap() as usize;
-                        let shared = Arc::new(d.denominators[n].clone());
+                        let (odd, twos) = d.denominators[n];
+                        let whole = odd << twos;
+                        let shared = crate::value::split(whole.clone());
                         assert_eq!(decode_with(&e, &shared).as_ref(), Some(v));
-                        decode_shared(&e, &d.denominators[n].to_bytes_le())
+                        decode_shared(&e, &whole.to_bytes_le())
                     }
                 };
                 assert_eq!(back.as_ref(), Some(v), "{form:?}");
@@ -215,7 +235,8 @@ mod tests {
         // < big/3 < … ).
         let d = Dictionary::new(values.iter(), Form::SharedDenominators);
         let want: Vec<BigUint> = vec![1u32.into(), 257u32.into(), big.clone(), 256u32.into()];
-        assert_eq!(d.denominators, want.iter().collect::<Vec<_>>());
+        let whole: Vec<BigUint> = d.denominators.iter().map(|&(o, t)| o << t).collect();
+        assert_eq!(whole, want);
         assert!(
             Dictionary::new(values.iter(), Form::Whole)
                 .denominators

@@ -114,7 +114,7 @@ pub fn decimal_digits(n: &BigUint) -> usize {
 
 /// Whether `v` is in lowest terms.
 pub fn is_reduced(v: &Value) -> bool {
-    gcd(v.numer(), v.denom()).is_one()
+    gcd(v.numer(), &v.denom()).is_one()
 }
 
 /// A value in [0, 1] as an `f64` (within 2⁻⁵⁰ relative: [`Value::to_f64`]).
@@ -132,10 +132,10 @@ pub fn cmp_shadowed(a: &Value, fa: f64, b: &Value, fb: f64) -> Ordering {
     if (fa - fb).abs() > DECISIVE {
         return fa.total_cmp(&fb);
     }
-    if a.numer() == b.numer() && a.denom() == b.denom() {
+    if a.numer() == b.numer() && a.same_denom(b) {
         return Ordering::Equal;
     }
-    (a.numer() * b.denom()).cmp(&(b.numer() * a.denom()))
+    (a.numer() * &*b.denom()).cmp(&(b.numer() * &*a.denom()))
 }
 
 /// `num / den` in lowest terms (`den` > 0).
@@ -159,7 +159,8 @@ fn shared_odd_part(a: &BigUint, b: &BigUint) -> Option<BigUint> {
 /// `(a + b) / 2` in lowest terms (Knuth's addition: one gcd of the denominators, one of
 /// the numerator with it).
 pub fn mean(a: &Value, b: &Value) -> Value {
-    let (na, da, nb, db) = (a.numer(), a.denom(), b.numer(), b.denom());
+    let (da, db) = (a.denom(), b.denom());
+    let (na, da, nb, db) = (a.numer(), &*da, b.numer(), &*db);
     if da == db {
         return reduced(na + nb, da << 1);
     }
@@ -188,7 +189,8 @@ fn halved(num: BigUint, den: BigUint) -> Value {
 /// of the denominators (none when they share their odd part) and one of the difference
 /// with it, instead of a gcd of numbers twice the values' size.
 pub fn half_difference(a: &Value, b: &Value) -> (bool, Value) {
-    let (na, da, nb, db) = (a.numer(), a.denom(), b.numer(), b.denom());
+    let (da, db) = (a.denom(), b.denom());
+    let (na, da, nb, db) = (a.numer(), &*da, b.numer(), &*db);
     let g = shared_odd_part(da, db).unwrap_or_else(|| gcd(da, db));
     let (left, right) = (na * (db / &g), nb * (da / &g));
     let (negative, t) = if left >= right {
@@ -249,7 +251,7 @@ mod tests {
         let signed = |x: &Value| {
             BigRational::new(
                 BigInt::from(x.numer().clone()),
-                BigInt::from(x.denom().clone()),
+                BigInt::from(x.denom().into_owned()),
             )
         };
         let cases = [
@@ -271,7 +273,7 @@ mod tests {
             );
             assert_eq!(signed(&got), want.abs(), "{a} {b}");
             // In lowest terms: what reducing it again gives.
-            let again = Value::new(got.numer().clone(), got.denom().clone());
+            let again = Value::new(got.numer().clone(), got.denom().into_owned());
             assert!(same(&got, &again), "{a} {b}");
         }
         assert!(same(&half_difference(&v(1, 3), &v(1, 3)).1, &Value::zero()));

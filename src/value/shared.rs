@@ -1,11 +1,13 @@
-//! One copy of each denominator for the many values that have it.
+//! One copy of each denominator's odd part for the many values that have it.
 //!
 //! A material's values share few denominators: the positions below a large system of the
 //! exact evaluation inherit its denominator times powers of two (on 8x8 KRvKN 1,002,109
 //! values have 79,145 denominators, KNNvK 914,176 values 46,971), and with four men they
-//! have thousands of digits. [`Denominators`] keeps the distinct ones it has seen and gives
-//! each value it is shown the one copy of its denominator, so that what the values take
-//! is about their numerators alone.
+//! have thousands of digits. A value holds its denominator as an odd part and a power of
+//! two ([`Value::shared_odd`], [`Value::twos`]), so that the denominators d·2ᵏ of one
+//! system share d. [`Denominators`] keeps the distinct odd parts it has seen and gives
+//! each value it is shown the one copy of its odd part, so that what the values take is
+//! about their numerators alone.
 
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
@@ -15,7 +17,7 @@ use num_bigint::BigUint;
 
 use super::Value;
 
-/// A denominator as a set key: hashed by its length and a few of its limbs (hashing
+/// A denominator's odd part as a set key: hashed by its length and a few of its limbs (hashing
 /// thousands of digits for every value would cost more than the sharing saves), equal by
 /// every limb.
 #[derive(Clone, PartialEq, Eq)]
@@ -46,25 +48,25 @@ impl Denominators {
         Denominators::default()
     }
 
-    /// `v` holding the one copy of its denominator (the set keeps `v`'s own the first time
-    /// it meets that denominator). A value also held elsewhere is returned as it is
-    /// ([`Value::with_denom`]).
+    /// `v` holding the one copy of its denominator's odd part (the set keeps `v`'s own the
+    /// first time it meets that odd part). A value also held elsewhere is returned as it is
+    /// ([`Value::with_odd`]).
     pub fn share(&self, v: Value) -> Value {
         let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
-        match seen.get(&Key(v.shared_denom().clone())) {
-            Some(Key(one)) if Arc::ptr_eq(one, v.shared_denom()) => v,
+        match seen.get(&Key(v.shared_odd().clone())) {
+            Some(Key(one)) if Arc::ptr_eq(one, v.shared_odd()) => v,
             Some(Key(one)) => {
                 let one = one.clone();
-                v.with_denom(one)
+                v.with_odd(one)
             }
             None => {
-                seen.insert(Key(v.shared_denom().clone()));
+                seen.insert(Key(v.shared_odd().clone()));
                 v
             }
         }
     }
 
-    /// Every value of `values` holding the one copy of its denominator.
+    /// Every value of `values` holding the one copy of its denominator's odd part.
     pub fn share_all(&self, values: &mut [Value]) {
         for v in values.iter_mut() {
             *v = self.share(std::mem::take(v));
@@ -104,27 +106,15 @@ mod tests {
         // Fresh copies: a value held elsewhere too is left alone (see below).
         let mut shared: Vec<Value> = values
             .iter()
-            .map(|v| Value::new_raw(v.numer().clone(), v.denom().clone()))
+            .map(|v| Value::new_raw(v.numer().clone(), v.denom().into_owned()))
             .collect();
         let pool = Denominators::new();
         pool.share_all(&mut shared);
         assert_eq!(shared, values);
-        assert!(Arc::ptr_eq(
-            shared[0].shared_denom(),
-            shared[1].shared_denom()
-        ));
-        assert!(Arc::ptr_eq(
-            shared[0].shared_denom(),
-            shared[3].shared_denom()
-        ));
-        assert!(!Arc::ptr_eq(
-            shared[0].shared_denom(),
-            shared[2].shared_denom()
-        ));
-        assert!(Arc::ptr_eq(
-            shared[4].shared_denom(),
-            shared[5].shared_denom()
-        ));
+        assert!(Arc::ptr_eq(shared[0].shared_odd(), shared[1].shared_odd()));
+        assert!(Arc::ptr_eq(shared[0].shared_odd(), shared[3].shared_odd()));
+        assert!(!Arc::ptr_eq(shared[0].shared_odd(), shared[2].shared_odd()));
+        assert!(Arc::ptr_eq(shared[4].shared_odd(), shared[5].shared_odd()));
         assert_eq!(pool.len(), 3);
         // Sharing again changes nothing.
         pool.share_all(&mut shared);
@@ -136,7 +126,7 @@ mod tests {
         let elsewhere = held.clone();
         let after = pool.share(held);
         assert_eq!(after, elsewhere);
-        assert!(Arc::ptr_eq(after.shared_denom(), elsewhere.shared_denom()));
-        assert!(!Arc::ptr_eq(after.shared_denom(), shared[0].shared_denom()));
+        assert!(Arc::ptr_eq(after.shared_odd(), elsewhere.shared_odd()));
+        assert!(!Arc::ptr_eq(after.shared_odd(), shared[0].shared_odd()));
     }
 }

@@ -21,8 +21,8 @@ use super::arith::inverse_mod;
 /// Stern–Brocot descent on the continued fractions of the two ends.
 pub fn simplest_between(lo: &Value, hi: &Value) -> Value {
     assert!(lo <= hi, "simplest_between needs lo <= hi");
-    let (an, ad) = (lo.numer().clone(), lo.denom().clone());
-    let (bn, bd) = (hi.numer().clone(), hi.denom().clone());
+    let (an, ad) = (lo.numer().clone(), lo.denom().into_owned());
+    let (bn, bd) = (hi.numer().clone(), hi.denom().into_owned());
     descend(an, ad, bn, bd, Prefix::root()).0
 }
 
@@ -198,7 +198,8 @@ pub fn simplest_between_u128(
 /// The Stern–Brocot parents (L, R) of `s` in [0, 1]: None for an end that does not
 /// constrain (s = 0: both; s = 1: R).
 pub fn parents(s: &Value) -> (Option<Value>, Option<Value>) {
-    let (p, q) = (s.numer(), s.denom());
+    let q = s.denom();
+    let (p, q) = (s.numer(), &*q);
     if p.is_zero() {
         return (None, None);
     }
@@ -281,7 +282,7 @@ mod tests {
                 let want = simplest_between(lo, hi);
                 assert_eq!(
                     (BigUint::from(p), BigUint::from(q)),
-                    (want.numer().clone(), want.denom().clone())
+                    (want.numer().clone(), want.denom().into_owned())
                 );
             }
         }
@@ -303,7 +304,7 @@ mod tests {
         let (l, rr) = parents(&r(7463, 8192));
         let (l, rr) = (l.unwrap(), rr.unwrap());
         assert!(l < r(7463, 8192) && r(7463, 8192) < rr);
-        assert_eq!(l.denom() + rr.denom(), 8192u32.into());
+        assert_eq!(&*l.denom() + &*rr.denom(), 8192u32.into());
         assert_eq!(l.numer() + rr.numer(), 7463u32.into());
     }
 
