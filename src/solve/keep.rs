@@ -14,7 +14,7 @@
 //! nothing, and read back as owned data ([`BoundState`]); both have the same postcard
 //! encoding (a slice and a vector encode alike).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -186,8 +186,21 @@ fn solved_values<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(u32, Value)>, D
             if denominators.iter().any(Zero::is_zero) {
                 return Err(de::Error::custom("a zero denominator"));
             }
-            let denominators: Vec<(Arc<BigUint>, u32)> =
-                denominators.into_iter().map(split).collect();
+            // One copy of each odd part: d and d·2ᵏ share d's digits.
+            let mut odd_parts: HashSet<Arc<BigUint>> = HashSet::new();
+            let denominators: Vec<(Arc<BigUint>, u32)> = denominators
+                .into_iter()
+                .map(|d| {
+                    let (odd, twos) = split(d);
+                    match odd_parts.get(&odd) {
+                        Some(one) => (one.clone(), twos),
+                        None => {
+                            odd_parts.insert(odd.clone());
+                            (odd, twos)
+                        }
+                    }
+                })
+                .collect();
             seq.next_element_seed(Triples(&denominators))?
                 .ok_or_else(|| de::Error::invalid_length(1, &self))
         }
@@ -480,7 +493,7 @@ mod tests {
     #[test]
     fn each_denominator_is_kept_once_and_decoded_as_one_copy() {
         // Forty values over 3^300 (476 bits): thirty share one copy, ten hold equal
-        // copies of their own, and one other denominator.
+        // copies of their own; one other denominator, and one over 2·3^300.
         let d = BigUint::from(3u8).pow(300);
         let one = Arc::new(d.clone());
         let mut x: Vec<Value> = (0..30u32)
@@ -488,22 +501,31 @@ mod tests {
             .collect();
         x.extend((30..40u32).map(|k| Value::new_raw(BigUint::from(1u8) << k, d.clone())));
         x.push(v(1, 7));
+        // Twice the long denominator: its own denominator, the same odd part.
+        x.push(Value::new_raw(BigUint::from(1u8), &d << 1));
         let all: Vec<u32> = (0..x.len() as u32).rev().collect();
         let solved = SolvedRef::At {
             parts: vec![&all],
             x: &x,
         };
         let bytes = postcard::to_allocvec(&(&solved, Vec::<RunningRef>::new())).unwrap();
-        // The denominator's 60 bytes once, not 40 times.
-        assert!(bytes.len() < 60 + 41 * 12, "{} bytes", bytes.len());
+        // The denominator's 60 bytes once (and its double once), not 41 times.
+        assert!(bytes.len() < 2 * 61 + 42 * 12, "{} bytes", bytes.len());
         let back: EvalState = postcard::from_bytes(&bytes).unwrap();
         let expected: Vec<(u32, Value)> = all.iter().map(|&p| (p, x[p as usize].clone())).collect();
         assert_eq!(back.solved, expected);
-        let copy = back.solved[1].1.shared_odd();
+        // One copy of 3^300 for the forty and for the double.
+        let copy = back
+            .solved
+            .iter()
+            .find(|(p, _)| *p == 0)
+            .unwrap()
+            .1
+            .shared_odd();
         for (p, value) in &back.solved {
             assert_eq!(
                 Arc::ptr_eq(value.shared_odd(), copy),
-                *p < 40,
+                *p != 40,
                 "position {p}"
             );
         }
