@@ -3,7 +3,8 @@
 //!
 //! - [`Value`]: an exact rational in [0, 1] in lowest terms (White's winning probability,
 //!   equally the share of the money Black needs);
-//! - [`shared`]: one copy of each denominator for the many values that have it;
+//! - [`shared`]: one copy of each denominator's odd part for the many values that have it
+//!   (a value holds its denominator as that odd part and a power of two);
 //! - [`arith`]: fast exact arithmetic on values of thousands of digits (gcd through
 //!   dashu-int, means, comparisons with floating-point shadows);
 //! - [`simplest`]: the simplest rational in an interval (the study's guesses) and the
