@@ -317,18 +317,31 @@ mod tests {
     use crate::index::Index;
     use crate::solve::{self, Bound, Game, Settings};
 
-    #[test]
-    fn streamed_saves_equal_the_image_and_load_back() {
+    /// The study's three-piece job on 3x4: its board, materials and graph.
+    fn three_pieces_on_3x4() -> (Board, Vec<Material>, Graph) {
         let board = Board::new(3, 4).unwrap();
-        let materials = Material::three_piece();
-        let graph = Graph::new(&Index::three_piece(board));
-        let alpha = solve::solve_bound(
-            Game::closed(&graph),
+        (
+            board,
+            Material::three_piece().to_vec(),
+            Graph::new(&Index::three_piece(board)),
+        )
+    }
+
+    /// α solved on `graph` (a closed game).
+    fn solved_alpha(graph: &Graph) -> solve::Candidate {
+        solve::solve_bound(
+            Game::closed(graph),
             Bound::Alpha,
             &Settings::default(),
             &|_| true,
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn streamed_saves_equal_the_image_and_load_back() {
+        let (board, materials, graph) = three_pieces_on_3x4();
+        let alpha = solved_alpha(&graph);
         let job = Job {
             board,
             materials: &materials,
@@ -394,16 +407,8 @@ mod tests {
             evaluation: EvalState3<'a>,
         }
 
-        let board = Board::new(3, 4).unwrap();
-        let materials = Material::three_piece();
-        let graph = Graph::new(&Index::three_piece(board));
-        let alpha = solve::solve_bound(
-            Game::closed(&graph),
-            Bound::Alpha,
-            &Settings::default(),
-            &|_| true,
-        )
-        .unwrap();
+        let (board, materials, graph) = three_pieces_on_3x4();
+        let alpha = solved_alpha(&graph);
         let job = Job {
             board,
             materials: &materials,

@@ -539,34 +539,21 @@ mod tests {
 
     #[test]
     fn a_denominator_out_of_range_or_zero_is_refused() {
-        let none: Vec<RunningRef> = Vec::new();
-        let bad_number = (
-            (
-                vec![BigUint::from(3u8)],
-                vec![(0u32, BigUint::from(1u8), 1u32)],
-            ),
-            &none,
-        );
-        let bytes = postcard::to_allocvec(&bad_number).unwrap();
-        assert!(postcard::from_bytes::<EvalState>(&bytes).is_err());
-        let zero = (
-            (
-                vec![BigUint::from(0u8)],
-                vec![(0u32, BigUint::from(1u8), 0u32)],
-            ),
-            &none,
-        );
-        let bytes = postcard::to_allocvec(&zero).unwrap();
-        assert!(postcard::from_bytes::<EvalState>(&bytes).is_err());
-        let good = (
-            (
-                vec![BigUint::from(3u8)],
-                vec![(0u32, BigUint::from(1u8), 0u32)],
-            ),
-            &none,
-        );
-        let bytes = postcard::to_allocvec(&good).unwrap();
-        let back: EvalState = postcard::from_bytes(&bytes).unwrap();
+        // One denominator and one triple naming denominator `number`, encoded.
+        let kept = |denominator: u8, number: u32| {
+            let none: Vec<RunningRef> = Vec::new();
+            let state = (
+                (
+                    vec![BigUint::from(denominator)],
+                    vec![(0u32, BigUint::from(1u8), number)],
+                ),
+                &none,
+            );
+            postcard::to_allocvec(&state).unwrap()
+        };
+        assert!(postcard::from_bytes::<EvalState>(&kept(3, 1)).is_err());
+        assert!(postcard::from_bytes::<EvalState>(&kept(0, 0)).is_err());
+        let back: EvalState = postcard::from_bytes(&kept(3, 0)).unwrap();
         assert_eq!(back.solved, vec![(0, v(1, 3))]);
     }
 }
