@@ -298,13 +298,16 @@ fn encode_version<W: Write + Seek>(
     };
     let betas = c.values_beta.as_deref().unwrap_or_default();
     let mut dictionary = Dictionary::new(c.values.iter().chain(betas).copied(), form);
-    let denominators: Vec<Vec<u8>> = dictionary
+    // The denominators' lengths only: their bytes are streamed after the fixed sections
+    // (8x8 KNvKP's 1.4 million denominators are gigabytes of digits: assembled in memory
+    // beside the values, they did not fit in 24 GB).
+    let denominator_lens: Vec<usize> = dictionary
         .denominators
-        .par_iter()
-        .map(|&(odd, twos)| (odd << twos).to_bytes_le())
+        .iter()
+        .map(|&(odd, twos)| (odd.bits() + u64::from(twos)).div_ceil(8) as usize)
         .collect();
     let shared = (form == Form::SharedDenominators)
-        .then(|| (denominators.len(), denominators.iter().map(Vec::len).sum()));
+        .then(|| (denominator_lens.len(), denominator_lens.iter().sum()));
     let layout = Layout::new(
         header_len,
         8,
@@ -315,9 +318,13 @@ fn encode_version<W: Write + Seek>(
     )
     .expect("a table fits in memory");
 
-    // The fixed-size sections and the denominators, after a header left blank until the
-    // checksum is known.
-    let mut bytes = vec![0u8; layout.dictionary_bytes];
+    // The fixed-size sections, after a header left blank until the checksum is known; the
+    // denominators' and the entries' bytes follow them, streamed.
+    let fixed_end = layout
+        .denominators_bytes
+        .as_ref()
+        .map_or(layout.dictionary_bytes, |area| area.start);
+    let mut bytes = vec![0u8; fixed_end];
     for (chunk, k) in bytes[layout.keys.clone()].chunks_exact_mut(8).zip(&c.keys) {
         chunk.copy_from_slice(&k.to_le_bytes());
     }
@@ -352,23 +359,18 @@ fn encode_version<W: Write + Seek>(
             .copy_from_slice(&at.to_le_bytes());
         at
     };
-    if let (Some(index), Some(area)) = (&layout.denominators_index, &layout.denominators_bytes) {
+    if let Some(index) = &layout.denominators_index {
         put_offsets(
             &mut bytes[index.clone()],
-            &mut denominators.iter().map(|d| d.len() as u64),
+            &mut denominator_lens.iter().map(|&len| len as u64),
         );
-        let mut at = area.start;
-        for d in &denominators {
-            bytes[at..at + d.len()].copy_from_slice(d);
-            at += d.len();
-        }
     }
-    drop(denominators);
+    drop(denominator_lens);
     let entries_len = put_offsets(
         &mut bytes[layout.dictionary_index.clone()],
         &mut dictionary.values.iter().map(|v| dictionary.entry_len(v)),
     );
-    let file_len = bytes.len() as u64 + entries_len;
+    let file_len = layout.dictionary_bytes as u64 + entries_len;
 
     out.seek(SeekFrom::Start(0))?;
     let mut crc = crc32fast::Hasher::new();
@@ -376,6 +378,18 @@ fn encode_version<W: Write + Seek>(
     {
         let mut w = BufWriter::with_capacity(1 << 20, &mut *out);
         w.write_all(&bytes)?;
+        drop(bytes);
+        if layout.denominators_bytes.is_some() {
+            for batch in dictionary.denominators.chunks(ENCODE_BATCH) {
+                let encoded: Vec<u8> = batch
+                    .par_iter()
+                    .map(|&(odd, twos)| (odd << twos).to_bytes_le())
+                    .collect::<Vec<_>>()
+                    .concat();
+                crc.update(&encoded);
+                w.write_all(&encoded)?;
+            }
+        }
         for batch in dictionary.values.chunks(ENCODE_BATCH) {
             let encoded: Vec<u8> = batch
                 .par_iter()
@@ -1336,6 +1350,21 @@ mod tests {
         let (path, image) = write_8x8_krvk(dir.path(), &values);
         assert_eq!(std::fs::read(&path).unwrap(), image);
         read_back(&Table::open(&path).unwrap(), &values);
+    }
+
+    #[test]
+    fn denominators_stream_in_batches() {
+        // More distinct denominators than one batch, odd and even (7^300·(k+1)), each
+        // read back over its own denominator.
+        let big = BigUint::from(7u8).pow(300);
+        let values: Vec<Value> = (1..(ENCODE_BATCH as u64 + 6))
+            .map(|k| Value::new(BigUint::from(1u8), &big * k))
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let (path, image) = write_8x8_krvk(dir.path(), &values);
+        assert_eq!(std::fs::read(&path).unwrap(), image);
+        let t = Table::open(&path).unwrap();
+        read_back(&t, &values);
     }
 
     /// `values` written (streamed) as an 8x8 KRvK table in `dir` (it has room for 4,105
