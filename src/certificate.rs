@@ -280,23 +280,60 @@ pub fn certify(g: &impl Imaged, graph: &Graph) -> Certificate {
 
 /// Check the values exactly and build both closures from the terminal levels `start`.
 pub fn certify_from(g: &impl Imaged, graph: &Graph, start: &Start) -> Certificate {
+    certify_knowing(g, graph, start, &|_| None)
+}
+
+/// [`certify_from`] for values that differ from those `before` certified only at the
+/// terminal nodes marked in `changed` (one flag per node; the exits' β in place of their α).
+/// A position none of whose options changed has the same value and the same options' values
+/// as before, hence the same greedy options and the same equation: it keeps `before`'s
+/// verdict on it instead of checking it again. That check is the costly part: on 8x8 KNvKP
+/// an equation between values of different odd parts multiplies numbers of 130,000 bits.
+pub fn certify_again(
+    g: &impl Imaged,
+    graph: &Graph,
+    start: &Start,
+    before: &Certificate,
+    changed: &[bool],
+) -> Certificate {
+    assert_eq!(changed.len(), graph.nodes(), "one flag per node");
+    let touched = |p: usize| {
+        graph
+            .white(p)
+            .iter()
+            .chain(graph.black(p))
+            .any(|&t| changed[t as usize])
+    };
+    certify_knowing(g, graph, start, &|p| {
+        (!changed[p] && !touched(p)).then(|| before.violations.binary_search(&(p as u32)).is_ok())
+    })
+}
+
+/// The certificate, with `known(p)` giving position p's verdict (violated or not) where it
+/// is known already, and the equation checked exactly where it is not.
+fn certify_knowing(
+    g: &impl Imaged,
+    graph: &Graph,
+    start: &Start,
+    known: &(dyn Fn(usize) -> Option<bool> + Sync),
+) -> Certificate {
     let positions = graph.positions();
     let per_position: Vec<(Vec<u32>, Vec<u32>, bool, bool)> = (0..positions)
         .into_par_iter()
         .map(|p| {
             let (wl, bl) = (graph.white(p), graph.black(p));
             let (w, b) = (greedy_max(g, wl), greedy_min(g, bl));
-            let violated = image_violation(g, p, w as usize, b as usize)
-                || !equation_holds_with(g, p, w as usize, b as usize);
+            let violated = known(p).unwrap_or_else(|| {
+                image_violation(g, p, w as usize, b as usize)
+                    || !equation_holds_with(g, p, w as usize, b as usize)
+            });
             let quiescent = cmp_guess(g, w as usize, b as usize) == Ordering::Equal;
             (ties(g, wl, w), ties(g, bl, b), violated, quiescent)
         })
         .collect();
-    let ends = || graph.terminals().map(|_| Vec::new());
-    let greedy_white =
-        Adjacency::from_lists(per_position.iter().map(|x| x.0.clone()).chain(ends()));
-    let greedy_black =
-        Adjacency::from_lists(per_position.iter().map(|x| x.1.clone()).chain(ends()));
+    let ends = || graph.terminals().map(|_| &[][..]);
+    let greedy_white = Adjacency::from_lists(per_position.iter().map(|x| &x.0[..]).chain(ends()));
+    let greedy_black = Adjacency::from_lists(per_position.iter().map(|x| &x.1[..]).chain(ends()));
     let (white_levels, black_levels) = rayon::join(
         || closure(graph, &greedy_white, graph.black_adjacency(), &start.white),
         || closure(graph, &greedy_black, graph.white_adjacency(), &start.black),
@@ -561,6 +598,36 @@ mod tests {
         assert_eq!(&c.black_levels[..2], &[2, 1]);
         assert!(c.certified());
         assert!(c.quiescent.is_empty());
+    }
+
+    /// Certified again with the win worth 1/2: P0, whose White move reaches it, is checked
+    /// again and fails; P1 and P2, which do not reach it, keep the earlier verdicts.
+    #[test]
+    fn a_certificate_again_checks_the_positions_an_exit_change_reaches() {
+        // two_positions, and P2: White {P1}, Black {P1} (s2 = s1).
+        let (win, loss) = (3, 4);
+        let graph = Graph::from_lists(
+            vec![vec![win, 1], vec![0], vec![1]],
+            vec![vec![1], vec![loss, 0], vec![1]],
+        );
+        let start = Start::at_zero(&graph);
+        let before = certify(&images_of(vec![v(2, 3), v(1, 3), v(1, 3)]), &graph);
+        assert!(before.certified());
+        let changed_values =
+            Images::new(vec![v(2, 3), v(1, 3), v(1, 3), v(1, 2), Value::zero()], 2);
+        let changed = [false, false, false, true, false];
+        let again = certify_again(&changed_values, &graph, &start, &before, &changed);
+        assert_eq!(again, certify_from(&changed_values, &graph, &start));
+        assert_eq!(again.violations, vec![0]);
+        // The verdicts kept are before's: one that said P2 failed is kept, P0's is not.
+        let said = Certificate {
+            violations: vec![0, 2],
+            ..certify(&images_of(vec![v(2, 3), v(1, 3), v(1, 3)]), &graph)
+        };
+        let kept = certify_again(&changed_values, &graph, &start, &said, &changed);
+        assert_eq!(kept.violations, vec![0, 2]);
+        let unchanged = certify_again(&changed_values, &graph, &start, &said, &[false; 5]);
+        assert_eq!(unchanged.violations, vec![0, 2], "nothing checked again");
     }
 
     /// The shift-only path (denominators 3·2^i) and the cross-multiplying one agree.

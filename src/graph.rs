@@ -36,13 +36,13 @@ pub struct Adjacency {
 
 impl Adjacency {
     /// Lists given in node order.
-    pub fn from_lists(lists: impl Iterator<Item = Vec<u32>>) -> Adjacency {
+    pub fn from_lists<L: AsRef<[u32]>>(lists: impl Iterator<Item = L>) -> Adjacency {
         let mut adj = Adjacency {
             offsets: vec![0],
             targets: Vec::new(),
         };
         for list in lists {
-            adj.targets.extend_from_slice(&list);
+            adj.targets.extend_from_slice(list.as_ref());
             adj.offsets.push(adj.targets.len() as u32);
         }
         adj
