@@ -600,6 +600,51 @@ mod tests {
         assert!(c.quiescent.is_empty());
     }
 
+    proptest::proptest! {
+        /// On random games, with the win's and the loss's values changed (as an exit's β
+        /// replaces its α), a certificate made again from the one before equals one made
+        /// from scratch.
+        #[test]
+        fn a_certificate_again_equals_one_from_scratch(
+            lists in proptest::collection::vec(
+                (
+                    proptest::collection::vec(0u32..30, 1..4),
+                    proptest::collection::vec(0u32..30, 1..4),
+                ),
+                1..28,
+            ),
+            picks in proptest::collection::vec(0usize..6, 28),
+            ends in proptest::collection::vec(0usize..6, 2),
+            change in proptest::collection::vec(proptest::bool::ANY, 2),
+        ) {
+            let n = lists.len() as u32;
+            let fold = |t: u32| if t < n { t } else { n + t % 2 };
+            let folded = |l: &[u32]| -> Vec<u32> { l.iter().map(|&t| fold(t)).collect() };
+            let graph = Graph::from_lists(
+                lists.iter().map(|(w, _)| folded(w)).collect(),
+                lists.iter().map(|(_, b)| folded(b)).collect(),
+            );
+            let pool = [v(0, 1), v(1, 3), v(1, 2), v(2, 3), v(5, 8), v(1, 1)];
+            let mut values: Vec<Value> =
+                picks[..lists.len()].iter().map(|&k| pool[k].clone()).collect();
+            values.extend([Value::one(), Value::zero()]);
+            let start = Start::at_zero(&graph);
+            let before = certify_from(&Images::new(values.clone(), 2), &graph, &start);
+            let mut changed = vec![false; values.len()];
+            for k in 0..2 {
+                if change[k] {
+                    values[lists.len() + k] = pool[ends[k]].clone();
+                    changed[lists.len() + k] = true;
+                }
+            }
+            let now = Images::new(values, 2);
+            proptest::prop_assert_eq!(
+                certify_again(&now, &graph, &start, &before, &changed),
+                certify_from(&now, &graph, &start)
+            );
+        }
+    }
+
     /// Certified again with the win worth 1/2: P0, whose White move reaches it, is checked
     /// again and fails; P1 and P2, which do not reach it, keep the earlier verdicts.
     #[test]
