@@ -381,15 +381,7 @@ fn verify_material(
     let (terminals, read) = terminal_values(tables, board, &graph)?;
     (out.exits, out.exits_read) = (read.exits, read.needed);
     let n = alpha.len();
-    let changed: Vec<bool> = std::iter::repeat_n(false, n)
-        .chain(
-            terminals
-                .alpha
-                .iter()
-                .zip(&terminals.beta)
-                .map(|(a, b)| a != b),
-        )
-        .collect();
+    let changed = terminals.changed(n);
     let exits_differ = changed.contains(&true);
     alpha.extend(terminals.alpha);
     let start = &terminals.start;

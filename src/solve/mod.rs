@@ -266,6 +266,14 @@ pub struct Terminals {
 }
 
 impl Terminals {
+    /// One flag per node of a graph of `positions` positions: the terminal nodes whose β
+    /// differs from their α (what [`crate::certificate::certify_again`] checks again).
+    pub fn changed(&self, positions: usize) -> Vec<bool> {
+        std::iter::repeat_n(false, positions)
+            .chain(self.alpha.iter().zip(&self.beta).map(|(a, b)| a != b))
+            .collect()
+    }
+
     /// A graph without exits: the win is worth 1, the loss 0, both at level 0.
     pub fn closed() -> Terminals {
         let ends = vec![Value::one(), Value::zero()];

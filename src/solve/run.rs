@@ -59,15 +59,7 @@ fn alpha_as_beta(graph: &Graph, terminals: &Terminals, alpha: &Candidate) -> Opt
     let n = graph.positions();
     let joined = alpha.values.joined(n, terminals.beta.clone());
     // Only the positions with an option into an exit whose β is not its α are checked again.
-    let changed: Vec<bool> = std::iter::repeat_n(false, n)
-        .chain(
-            terminals
-                .alpha
-                .iter()
-                .zip(&terminals.beta)
-                .map(|(a, b)| a != b),
-        )
-        .collect();
+    let changed = terminals.changed(n);
     let certificate = certificate::certify_again(
         &joined,
         graph,
