@@ -494,6 +494,18 @@ mod tests {
         Images::new(all, 2)
     }
 
+    /// The game of random option lists (White's, Black's) per position: targets beyond
+    /// the positions become the win and the loss, alternately.
+    fn random_game(lists: &[(Vec<u32>, Vec<u32>)]) -> Graph {
+        let n = lists.len() as u32;
+        let fold = |t: u32| if t < n { t } else { n + t % 2 };
+        let folded = |l: &[u32]| -> Vec<u32> { l.iter().map(|&t| fold(t)).collect() };
+        Graph::from_lists(
+            lists.iter().map(|(w, _)| folded(w)).collect(),
+            lists.iter().map(|(_, b)| folded(b)).collect(),
+        )
+    }
+
     /// P0: White {win, P1}, Black {P1}; P1: White {P0}, Black {loss, P0}.
     /// s0 = (1 + s1)/2, s1 = (s0 + 0)/2, so s0 = 2/3, s1 = 1/3.
     fn two_positions() -> Graph {
@@ -557,13 +569,7 @@ mod tests {
             ),
             picks in proptest::collection::vec(0usize..8, 28),
         ) {
-            let n = lists.len() as u32;
-            let fold = |t: u32| if t < n { t } else { n + t % 2 };
-            let folded = |l: &[u32]| -> Vec<u32> { l.iter().map(|&t| fold(t)).collect() };
-            let graph = Graph::from_lists(
-                lists.iter().map(|(w, _)| folded(w)).collect(),
-                lists.iter().map(|(_, b)| folded(b)).collect(),
-            );
+            let graph = random_game(&lists);
             // base + 2^-bits / base's denominator: the same head, another value.
             let tiny = |bits: u32, base: Value| {
                 Value::new((base.numer() << bits) + 1u8, &*base.denom() << bits)
@@ -617,13 +623,7 @@ mod tests {
             ends in proptest::collection::vec(0usize..6, 2),
             change in proptest::collection::vec(proptest::bool::ANY, 2),
         ) {
-            let n = lists.len() as u32;
-            let fold = |t: u32| if t < n { t } else { n + t % 2 };
-            let folded = |l: &[u32]| -> Vec<u32> { l.iter().map(|&t| fold(t)).collect() };
-            let graph = Graph::from_lists(
-                lists.iter().map(|(w, _)| folded(w)).collect(),
-                lists.iter().map(|(_, b)| folded(b)).collect(),
-            );
+            let graph = random_game(&lists);
             let pool = [v(0, 1), v(1, 3), v(1, 2), v(2, 3), v(5, 8), v(1, 1)];
             let mut values: Vec<Value> =
                 picks[..lists.len()].iter().map(|&k| pool[k].clone()).collect();
