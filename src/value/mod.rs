@@ -214,7 +214,9 @@ impl Value {
 
     /// Whether the value is 1.
     pub fn is_one(&self) -> bool {
-        self.0.numer == *self.denom()
+        // The lengths first: a denominator made whole (a shift) only when they agree.
+        self.0.numer.bits() == self.0.odd.bits() + u64::from(self.0.twos)
+            && self.0.numer == *self.denom()
     }
 
     /// 1 − v: the value of the colour-flipped position.
