@@ -22,6 +22,7 @@ use num_traits::Zero;
 use rayon::prelude::*;
 
 use crate::graph::{Adjacency, Graph};
+use crate::value::long::mul;
 use crate::value::{Imaged, Value};
 
 /// Compare the guesses of nodes `i` and `j` exactly: by fixed-point image first, then as
@@ -113,8 +114,8 @@ fn equation_holds_with(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
     let (ry, rz) = (&**y.shared_odd(), &**z.shared_odd());
     if ry != rz {
         let (xd, yd, zd) = (x.denom(), y.denom(), z.denom());
-        let lhs = (x.numer() << 1u8) * &*yd * &*zd;
-        let rhs = &*xd * (y.numer() * &*zd + z.numer() * &*yd);
+        let lhs = mul(&mul(&(x.numer() << 1u8), &yd), &zd);
+        let rhs = mul(&xd, &(mul(y.numer(), &zd) + mul(z.numer(), &yd)));
         return lhs == rhs;
     }
     let m = i.max(j).max(k);
@@ -127,10 +128,10 @@ fn equation_holds_with(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
     if rx.bits() + 64 >= ry.bits() {
         let (f, rest) = ry.div_rem(rx);
         if rest.is_zero() {
-            return ((x.numer() * f) << (m + 1)) == (s << i);
+            return (mul(x.numer(), &f) << (m + 1)) == (s << i);
         }
     }
-    ((x.numer() * ry) << (m + 1)) == s * &*x.denom()
+    (mul(x.numer(), ry) << (m + 1)) == mul(&s, &x.denom())
 }
 
 /// The positions whose equation fails, in increasing order, checked exactly: the

@@ -29,6 +29,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::value::arith::reduced;
+use crate::value::long::mul_signed;
 use crate::value::{Value, simplest_between};
 
 /// A non-negative rational that need not lie in [0, 1]: a right-hand side, the sum of the
@@ -440,7 +441,7 @@ fn reconstruct(
                     return None;
                 }
                 // t = round(y_i · q / den): x_i's numerator over q if within the error.
-                let (num, off) = nearest_quotient(&y[i] * &q, lcm, &den, k);
+                let (num, off) = nearest_quotient(mul_signed(&y[i], &q), lcm, &den, k);
                 Some((off <= bound).then_some((i, num)))
             })
             .collect();
@@ -455,8 +456,12 @@ fn reconstruct(
         };
         // Extend q: x_i · q lies in [(y_i − slack) q, (y_i + slack) q] / den.
         let yi = &y[i];
-        let lo = ((yi - &slack).max(BigInt::zero()) * &q).into_parts().1;
-        let hi = ((yi + &slack).min(den.clone()) * &q).into_parts().1;
+        let lo = mul_signed(&(yi - &slack).max(BigInt::zero()), &q)
+            .into_parts()
+            .1;
+        let hi = mul_signed(&(yi + &slack).min(den.clone()), &q)
+            .into_parts()
+            .1;
         let d = den.magnitude();
         let z = simplest_between(
             &Value::new_raw(lo, d.clone()),
@@ -467,8 +472,10 @@ fn reconstruct(
             return Attempt::NotYet;
         }
         // x_i = z / q = a / (b q): every numerator found so far scales by b.
-        t.par_iter_mut().flatten().for_each(|ti| *ti *= &b);
-        q *= &b;
+        t.par_iter_mut()
+            .flatten()
+            .for_each(|ti| *ti = mul_signed(ti, &b));
+        q = mul_signed(&q, &b);
         t[i] = Some(BigInt::from(z.numer().clone()));
     }
     let t: Vec<BigInt> = t
@@ -487,7 +494,7 @@ fn reconstruct(
         for &(j, coef) in row.terms() {
             left -= &t[j as usize] * coef as u32;
         }
-        left * lcm == &c[i] * &q
+        mul_signed(&left, lcm) == mul_signed(&c[i], &q)
     });
     if stopped.load(Ordering::Relaxed) {
         return Attempt::Stopped;

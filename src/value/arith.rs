@@ -12,6 +12,7 @@ use num_integer::Integer;
 use num_traits::{One, Zero};
 
 use super::Value;
+use super::long::{self, mul};
 
 /// Numbers of at most this many bits take num-bigint's gcd (no conversion).
 const SMALL: u64 = 256;
@@ -32,6 +33,9 @@ pub fn gcd(a: &BigUint, b: &BigUint) -> BigUint {
     }
     if big.bits() <= SMALL {
         return big.gcd(small);
+    }
+    if small.bits() >= long::LONG_GCD {
+        return long::gcd(big, small);
     }
     use dashu_int::ops::Gcd;
     from_dashu(&to_dashu(big).gcd(&to_dashu(small)))
@@ -135,7 +139,7 @@ pub fn cmp_shadowed(a: &Value, fa: f64, b: &Value, fb: f64) -> Ordering {
     if a.numer() == b.numer() && a.same_denom(b) {
         return Ordering::Equal;
     }
-    (a.numer() * &*b.denom()).cmp(&(b.numer() * &*a.denom()))
+    mul(a.numer(), &b.denom()).cmp(&mul(b.numer(), &a.denom()))
 }
 
 /// `num / den` in lowest terms (`den` > 0).
@@ -166,11 +170,11 @@ pub fn mean(a: &Value, b: &Value) -> Value {
     }
     let g = shared_odd_part(da, db).unwrap_or_else(|| gcd(da, db));
     let (num, den) = if g.is_one() {
-        (na * db + nb * da, da * db)
+        (mul(na, db) + mul(nb, da), mul(da, db))
     } else {
-        let t = na * (db / &g) + nb * (da / &g);
+        let t = mul(na, &(db / &g)) + mul(nb, &(da / &g));
         let g2 = gcd(&t, &g);
-        (&t / &g2, (da / &g) * (db / &g2))
+        (&t / &g2, mul(&(da / &g), &(db / &g2)))
     };
     halved(num, den)
 }
@@ -192,7 +196,7 @@ pub fn half_difference(a: &Value, b: &Value) -> (bool, Value) {
     let (da, db) = (a.denom(), b.denom());
     let (na, da, nb, db) = (a.numer(), &*da, b.numer(), &*db);
     let g = shared_odd_part(da, db).unwrap_or_else(|| gcd(da, db));
-    let (left, right) = (na * (db / &g), nb * (da / &g));
+    let (left, right) = (mul(na, &(db / &g)), mul(nb, &(da / &g)));
     let (negative, t) = if left >= right {
         (false, left - right)
     } else {
@@ -203,7 +207,7 @@ pub fn half_difference(a: &Value, b: &Value) -> (bool, Value) {
     }
     // t / (da·db/g) is in lowest terms once the common factors of t and g are out.
     let g2 = gcd(&t, &g);
-    (negative, halved(&t / &g2, (da / &g) * (db / &g2)))
+    (negative, halved(&t / &g2, mul(&(da / &g), &(db / &g2))))
 }
 
 #[cfg(test)]

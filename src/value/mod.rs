@@ -15,6 +15,7 @@
 
 pub mod arith;
 pub mod images;
+pub mod long;
 pub mod shared;
 pub mod simplest;
 
@@ -77,7 +78,7 @@ impl Ord for Value {
         if self.same_denom(other) {
             return self.0.numer.cmp(&other.0.numer);
         }
-        (&self.0.numer * &*other.denom()).cmp(&(&other.0.numer * &*self.denom()))
+        long::mul(&self.0.numer, &other.denom()).cmp(&long::mul(&other.0.numer, &self.denom()))
     }
 }
 
