@@ -40,7 +40,7 @@ pub fn cmp_guess(g: &impl Imaged, i: usize, j: usize) -> Ordering {
             return a[k].cmp(&b[k]);
         }
     }
-    g.value(i).cmp(g.value(j))
+    g.value(i).cmp(&g.value(j))
 }
 
 /// The first node of `nodes` whose guess is `want`-most (Greater: largest, Less: smallest).
@@ -105,6 +105,7 @@ fn image_violation(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
 /// - Otherwise by cross-multiplication of all three fractions.
 fn equation_holds_with(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
     let (x, y, z) = (g.value(p), g.value(w), g.value(b));
+    let (x, y, z) = (&*x, &*y, &*z);
     // Nearly always within a component: one denominator.
     if x.same_denom(y) && x.same_denom(z) {
         return (x.numer() << 1u8) == y.numer() + z.numer();
@@ -347,8 +348,9 @@ fn certify_knowing(
     };
     Certificate {
         violations: pick(&|p| per_position[p].2),
-        alpha_failures: pick(&|p| !g.value(p).is_zero() && white_levels[p] == UNREACHED),
-        beta_failures: pick(&|p| !g.value(p).is_one() && black_levels[p] == UNREACHED),
+        // The levels first: a value is read only where its position is outside T or T′.
+        alpha_failures: pick(&|p| white_levels[p] == UNREACHED && !g.value(p).is_zero()),
+        beta_failures: pick(&|p| black_levels[p] == UNREACHED && !g.value(p).is_one()),
         quiescent: pick(&|p| per_position[p].3),
         white_levels,
         black_levels,

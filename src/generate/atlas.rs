@@ -15,7 +15,7 @@ use crate::certificate::{UNREACHED, cmp_guess, greedy_max, greedy_min};
 use crate::error::Error;
 use crate::generate::Solution;
 use crate::geometry::Board;
-use crate::value::{Imaged, Value};
+use crate::value::Value;
 
 /// Per class: positions, zugzwangs and the largest denominator.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -14,7 +14,6 @@ use std::sync::atomic::Ordering;
 use crate::error::Error;
 use crate::material::Material;
 use crate::resources::MemoryGuard;
-use crate::value::Imaged;
 
 /// Where finished materials go and where later jobs read their exits from.
 pub trait Store: Solved {

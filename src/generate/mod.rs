@@ -38,7 +38,7 @@ use crate::progress::timed;
 use crate::resources;
 pub use crate::solve::Known;
 use crate::solve::{self, SolveStats};
-use crate::value::{Imaged, Images, Value};
+use crate::value::{Images, Value};
 
 pub use crate::progress::{Control, Observer, Silent};
 pub use driver::{Store, solve_all};

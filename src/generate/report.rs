@@ -9,7 +9,6 @@ use super::{ClassReport, Cost, Method, Solution, Timings};
 use crate::certificate::UNREACHED;
 use crate::iterate::KernelStats;
 use crate::solve::SolveStats;
-use crate::value::Imaged;
 
 /// The contents of `DIR/FxR/summary.json`.
 #[derive(Debug, Serialize)]

@@ -220,8 +220,8 @@ impl Guesses {
 }
 
 impl Imaged for Guesses {
-    fn value(&self, i: usize) -> &Value {
-        Guesses::value(self, i)
+    fn value(&self, i: usize) -> std::borrow::Cow<'_, Value> {
+        std::borrow::Cow::Borrowed(Guesses::value(self, i))
     }
     fn fixed(&self, i: usize) -> &[u64] {
         Guesses::fixed(self, i)

@@ -4,6 +4,8 @@
 //! rationals. The certificate reads values through the [`Imaged`] view, which both the
 //! solve method's [`Images`] and the iteration's guesses provide.
 
+use std::borrow::Cow;
+
 use num_bigint::BigUint;
 use num_integer::Integer;
 use num_traits::Zero;
@@ -51,8 +53,9 @@ fn fixed_point_small(p: u64, q: u64, width: usize) -> (Vec<u64>, bool) {
 /// Exact values of every node of a game with their fixed-point images: what the
 /// certificate reads.
 pub trait Imaged: Sync {
-    /// The exact value of node `i`.
-    fn value(&self, i: usize) -> &Value;
+    /// The exact value of node `i`: borrowed where it is held, decoded where it is read
+    /// from a file only when asked for (`verify` on tables larger than memory).
+    fn value(&self, i: usize) -> Cow<'_, Value>;
     /// The fixed-point image of node `i`'s value, `width` limbs, least significant first.
     fn fixed(&self, i: usize) -> &[u64];
     /// The top limb of node `i`'s image, `floor(v · 2^63)`.
@@ -98,6 +101,16 @@ impl Images {
     pub fn of(values: Vec<Value>) -> Images {
         let bits = values.iter().map(|v| v.denom().bits()).max().unwrap_or(1) as usize;
         Images::new(values, (2 * bits / 64 + 2).clamp(2, 8))
+    }
+
+    /// The exact value of node `i`.
+    pub fn value(&self, i: usize) -> &Value {
+        &self.values[i]
+    }
+
+    /// The width of the images, in limbs (0 once released).
+    pub fn width(&self) -> usize {
+        self.width
     }
 
     /// Number of nodes.
@@ -166,12 +179,12 @@ impl Images {
 }
 
 impl Imaged for Joined<'_> {
-    fn value(&self, i: usize) -> &Value {
-        if i < self.n {
+    fn value(&self, i: usize) -> Cow<'_, Value> {
+        Cow::Borrowed(if i < self.n {
             self.head.value(i)
         } else {
             self.tail.value(i - self.n)
-        }
+        })
     }
     fn fixed(&self, i: usize) -> &[u64] {
         if i < self.n {
@@ -191,8 +204,8 @@ impl Imaged for Joined<'_> {
 }
 
 impl Imaged for Images {
-    fn value(&self, i: usize) -> &Value {
-        &self.values[i]
+    fn value(&self, i: usize) -> Cow<'_, Value> {
+        Cow::Borrowed(&self.values[i])
     }
     fn fixed(&self, i: usize) -> &[u64] {
         &self.fixed[i * self.width..(i + 1) * self.width]
@@ -228,7 +241,7 @@ mod tests {
         let joined = head.joined(2, tail.clone());
         let whole = Images::new(vec![r(1, 3), r(2, 5), r(7, 9), r(1, 2)], 3);
         for i in 0..4 {
-            assert_eq!(joined.value(i), whole.value(i));
+            assert_eq!(&*joined.value(i), whole.value(i));
             assert_eq!(joined.fixed(i), whole.fixed(i));
             assert_eq!(joined.head(i), whole.head(i));
         }

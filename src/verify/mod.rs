@@ -15,9 +15,10 @@
 //! T (every α > 0 in T proves α is the least Richman function), β's equations and T′ (every
 //! β < 1 in T′ proves β is the greatest).
 
+mod stored;
+
 use std::collections::HashMap;
 
-use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::certificate;
@@ -30,8 +31,7 @@ use crate::material::{Material, sort_by_dependency};
 use crate::probe::Tablebase;
 use crate::solve::{Known, Terminals};
 use crate::table::{ReadOnce, Table};
-use crate::value::arith::{cmp_shadowed, is_reduced, shadow};
-use crate::value::{Images, Value};
+use stored::{Bound, Dictionary, Stored};
 
 /// What verification found in one class.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -307,35 +307,17 @@ fn terminal_values(
         .ok_or_else(|| Error::Usage("the exits were not read".into()))
 }
 
-/// The stored values of `table`'s positions: α, and β where the file stores it apart
-/// (None: β is α), with the problems found in its dictionary.
-fn stored_values(
-    table: &Table,
-    problems: &mut Vec<String>,
-) -> Result<(Vec<Value>, Option<Vec<Value>>), Error> {
-    // As stored, each distinct denominator decoded once: decoded entry by entry, each with
-    // its own copy, 8x8 KNvKN's 1.5 million values of up to 19,141 digits passed 22 GB.
-    let dictionary = table.dictionary_values()?;
-    let shadows: Vec<f64> = dictionary.par_iter().map(shadow).collect();
-    let increasing = (1..dictionary.len()).into_par_iter().all(|k| {
-        let (a, b) = (&dictionary[k - 1], &dictionary[k]);
-        cmp_shadowed(a, shadows[k - 1], b, shadows[k]) == std::cmp::Ordering::Less
-    });
-    if !increasing {
+/// The images of `table`'s dictionary, with the problems found in it: entries not strictly
+/// increasing, or not in lowest terms. The values themselves are not held (see [`stored`]).
+fn stored_dictionary(table: &Table, problems: &mut Vec<String>) -> Result<Dictionary, Error> {
+    let dictionary = Dictionary::of(table)?;
+    if !dictionary.increasing(|k| table.dictionary_value_as_stored(k))? {
         problems.push("its dictionary is not strictly increasing".into());
     }
-    if dictionary.par_iter().any(|v| !is_reduced(v)) {
+    if !dictionary.reduced {
         problems.push("a dictionary value is not in lowest terms".into());
     }
-    let alpha = (0..table.len())
-        .map(|i| dictionary[table.rank(i) as usize].clone())
-        .collect();
-    let beta = table.info().has_beta().then(|| {
-        (0..table.len())
-            .map(|i| dictionary[table.rank_beta(i) as usize].clone())
-            .collect()
-    });
-    Ok((alpha, beta))
+    Ok(dictionary)
 }
 
 /// Verify one material's table given the tables of the materials it leads to.
@@ -376,33 +358,26 @@ fn verify_material(
         problems.push("its positions are not the indexed positions of the material".into());
         return Ok((out, named(problems)));
     }
-    let (mut alpha, beta) = stored_values(table, &mut problems)?;
+    let dictionary = stored_dictionary(table, &mut problems)?;
     let graph = Graph::new(&index);
     let (terminals, read) = terminal_values(tables, board, &graph)?;
     (out.exits, out.exits_read) = (read.exits, read.needed);
-    let n = alpha.len();
-    let changed = terminals.changed(n);
+    let changed = terminals.changed(table.len());
     let exits_differ = changed.contains(&true);
-    alpha.extend(terminals.alpha);
     let start = &terminals.start;
-    let alpha = Images::of(alpha);
+    let alpha = Stored::new(table, &dictionary, Bound::Alpha, terminals.alpha);
     let cert = certificate::certify_from(&alpha, &graph, start);
+    drop(alpha);
     // β apart where it differs from α: its own equations and its own T′. Where only the
     // exits' β differ, α's values are checked again where those exits reach them.
-    let beta_cert = match beta {
-        Some(mut beta) => {
-            beta.extend(terminals.beta);
-            Some(certificate::certify_from(&Images::of(beta), &graph, start))
+    let beta_cert = (info.has_beta() || exits_differ).then(|| {
+        let beta = Stored::new(table, &dictionary, Bound::Beta, terminals.beta);
+        if info.has_beta() {
+            certificate::certify_from(&beta, &graph, start)
+        } else {
+            certificate::certify_again(&beta, &graph, start, &cert, &changed)
         }
-        None if exits_differ => Some(certificate::certify_again(
-            &alpha.joined(n, terminals.beta),
-            &graph,
-            start,
-            &cert,
-            &changed,
-        )),
-        None => None,
-    };
+    });
     let bc = beta_cert.as_ref().unwrap_or(&cert);
     out.violations = cert.violations.len() + beta_cert.as_ref().map_or(0, |b| b.violations.len());
     out.alpha_failures = cert.alpha_failures.len();
