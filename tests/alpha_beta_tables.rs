@@ -16,7 +16,7 @@ use bidtb::certificate;
 use bidtb::generate::{Options, Silent, Solution, UpperBound, report, solve};
 use bidtb::probe::map::ValueMap;
 use bidtb::probe::{Tablebase, fraction};
-use bidtb::value::{Imaged, Images};
+use bidtb::value::Images;
 use bidtb::{Material, Value, table, verify};
 
 fn solve_board(spec: &str) -> Solution {

@@ -6,7 +6,6 @@ use common::bidtb;
 
 use bidtb::generate::atlas::{self, Row};
 use bidtb::generate::{self, Method, Options, Silent, Solution};
-use bidtb::value::Imaged;
 use bidtb::{Board, Value, fen};
 use std::path::Path;
 

@@ -3,7 +3,6 @@
 
 use bidtb::certificate::UNREACHED;
 use bidtb::generate::{Options, Silent, solve};
-use bidtb::value::Imaged;
 
 #[test]
 fn small_boards_are_certified_in_every_class() {

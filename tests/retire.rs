@@ -3,7 +3,6 @@
 //! end; and it does retire positions.
 
 use bidtb::generate::{self, Options, Silent, Solution};
-use bidtb::value::Imaged;
 use bidtb::{Board, Material};
 
 fn solve(board: Board, retire_every: u32) -> Solution {

@@ -4,7 +4,6 @@ use bidtb::generate::{self, Method, Options, Silent, Solution, report};
 use bidtb::graph::Graph;
 use bidtb::index::Index;
 use bidtb::solve::{self, Bound, Game, Settings, SolveError, proves};
-use bidtb::value::Imaged;
 use bidtb::{Board, Position, Square, Value, table};
 
 fn run(board: Board, method: Method) -> Solution {

@@ -7,7 +7,6 @@ use std::path::Path;
 use bidtb::generate::{Options, Silent, Solution, report, solve};
 use bidtb::index::{self, Index};
 use bidtb::probe::Tablebase;
-use bidtb::value::Imaged;
 use bidtb::{Board, Error, Material, Position, Value, fen, table, verify};
 
 fn m(name: &str) -> Material {

@@ -263,7 +263,7 @@ fn lehmer_batch(
     if k == 0 {
         return false;
     }
-    let (from_a, from_b) = if k % 2 == 0 {
+    let (from_a, from_b) = if k.is_multiple_of(2) {
         ((&*an, &*ad), (&*bn, &*bd))
     } else {
         ((&*bn, &*bd), (&*an, &*ad))
