@@ -828,6 +828,17 @@ impl Table {
             .ok_or_else(bad)
     }
 
+    /// The number of the shared denominator dictionary entry `k` names (version 4; None for
+    /// older versions, whose entries hold their own, or for no such entry). Entries with
+    /// one number have one denominator.
+    pub fn dictionary_denominator_number(&self, k: usize) -> Option<u32> {
+        self.denominators()?;
+        if k + 1 >= self.dictionary_index().len() {
+            return None;
+        }
+        dictionary::denominator_number(self.dictionary_entry(k))
+    }
+
     /// The bytes of dictionary entry `k` (which must exist).
     fn dictionary_entry(&self, k: usize) -> &[u8] {
         let index = self.dictionary_index();
