@@ -132,7 +132,10 @@ mod tests {
         }
         assert!(all_coprime(&BigUint::one(), [BigUint::zero()]));
         assert!(!all_coprime(&BigUint::from(5u8), [BigUint::zero()]));
-        assert!(all_coprime(&BigUint::from(4u8), [BigUint::from(3u8), BigUint::one()]));
+        assert!(all_coprime(
+            &BigUint::from(4u8),
+            [BigUint::from(3u8), BigUint::one()]
+        ));
         assert!(all_coprime(&d, []));
     }
 
