@@ -68,26 +68,28 @@ fn from_natural(n: Natural) -> BigUint {
     )
 }
 
+/// A number of `bits` bits from a seed (top bit set), for tests of long arithmetic.
+#[cfg(test)]
+pub(crate) fn test_number(bits: u64, seed: u64) -> BigUint {
+    let mut x = seed | 1;
+    let words: Vec<u32> = (0..bits.div_ceil(32))
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u32
+        })
+        .collect();
+    let n = BigUint::new(words) >> (bits.div_ceil(32) * 32 - bits);
+    n | (BigUint::from(1u8) << (bits - 1))
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_number as number;
     use super::*;
     use num_bigint::Sign;
     use num_traits::{One, Zero};
-
-    /// A number of `bits` bits from a simple generator (odd, top bit set).
-    fn number(bits: u64, seed: u64) -> BigUint {
-        let mut s = seed | 1;
-        let words: Vec<u32> = (0..bits.div_ceil(32))
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                s as u32
-            })
-            .collect();
-        let n = BigUint::new(words) | BigUint::one();
-        (n >> (bits.div_ceil(32) * 32 - bits)) | (BigUint::one() << (bits - 1))
-    }
 
     /// Products on both sides of the threshold, lopsided ones and zero, equal num-bigint's.
     #[test]

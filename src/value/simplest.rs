@@ -374,6 +374,7 @@ pub fn parents(s: &Value) -> (Option<Value>, Option<Value>) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::long::test_number as number;
     use super::*;
 
     fn r(n: u64, d: u64) -> Value {
@@ -422,21 +423,6 @@ mod tests {
         assert_eq!(simplest_between(&r(0, 1), &r(1, 1)), r(0, 1));
         assert_eq!(simplest_between(&r(1, 1), &r(1, 1)), r(1, 1));
         assert_eq!(simplest_between(&r(3, 4), &r(3, 4)), r(3, 4));
-    }
-
-    /// A number of `bits` bits from a seed (top bit set).
-    fn number(bits: u64, seed: u64) -> BigUint {
-        let mut x = seed | 1;
-        let words: Vec<u32> = (0..bits.div_ceil(32))
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u32
-            })
-            .collect();
-        let n = BigUint::new(words) >> (bits.div_ceil(32) * 32 - bits);
-        n | (BigUint::one() << (bits - 1))
     }
 
     proptest::proptest! {
