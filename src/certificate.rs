@@ -106,33 +106,35 @@ fn image_violation(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
 fn equation_holds_with(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
     let (x, y, z) = (g.value(p), g.value(w), g.value(b));
     let (x, y, z) = (&*x, &*y, &*z);
+    let (xn, yn, zn) = (x.numer(), y.numer(), z.numer());
+    let (xn, yn, zn) = (&*xn, &*yn, &*zn);
     // Nearly always within a component: one denominator.
     if x.same_denom(y) && x.same_denom(z) {
-        return (x.numer() << 1u8) == y.numer() + z.numer();
+        return (xn << 1u8) == yn + zn;
     }
     let twos = |v: &Value| u64::from(v.twos());
     let (i, j, k) = (twos(x), twos(y), twos(z));
     let (ry, rz) = (&**y.shared_odd(), &**z.shared_odd());
     if ry != rz {
         let (xd, yd, zd) = (x.denom(), y.denom(), z.denom());
-        let lhs = mul(&mul(&(x.numer() << 1u8), &yd), &zd);
-        let rhs = mul(&xd, &(mul(y.numer(), &zd) + mul(z.numer(), &yd)));
+        let lhs = mul(&mul(&(xn << 1u8), &yd), &zd);
+        let rhs = mul(&xd, &(mul(yn, &zd) + mul(zn, &yd)));
         return lhs == rhs;
     }
     let m = i.max(j).max(k);
-    let s = (y.numer() << (m - j)) + (z.numer() << (m - k));
+    let s = (yn << (m - j)) + (zn << (m - k));
     let rx = &**x.shared_odd();
     if rx == ry {
-        return (x.numer() << (m - i + 1)) == s;
+        return (xn << (m - i + 1)) == s;
     }
     // A short quotient costs a short division; a long one is no cheaper than the products.
     if rx.bits() + 64 >= ry.bits() {
         let (f, rest) = ry.div_rem(rx);
         if rest.is_zero() {
-            return (mul(x.numer(), &f) << (m + 1)) == (s << i);
+            return (mul(xn, &f) << (m + 1)) == (s << i);
         }
     }
-    (mul(x.numer(), ry) << (m + 1)) == mul(&s, &x.denom())
+    (mul(xn, ry) << (m + 1)) == mul(&s, &x.denom())
 }
 
 /// The positions whose equation fails, in increasing order, checked exactly: the
@@ -575,7 +577,7 @@ mod tests {
             let graph = random_game(&lists);
             // base + 2^-bits / base's denominator: the same head, another value.
             let tiny = |bits: u32, base: Value| {
-                Value::new((base.numer() << bits) + 1u8, &*base.denom() << bits)
+                Value::new((&*base.numer() << bits) + 1u8, &*base.denom() << bits)
             };
             let pool = [
                 v(1, 3),

@@ -46,6 +46,10 @@ impl Observer for Silent {}
 /// than the memory is worth).
 pub const SPILL_ABOVE_BYTES: u64 = 256 << 20;
 
+/// The default of [`Control::page_above`]: 2 GiB (jobs whose values hold less never
+/// touch the disk for them; 8x8 KNvKP's hold 16 GB).
+pub const PAGE_ABOVE_BYTES: u64 = 2 << 30;
+
 /// Checkpoints, resumption and interruption of a run (all off by default).
 #[derive(Debug)]
 pub struct Control<'a> {
@@ -75,6 +79,11 @@ pub struct Control<'a> {
     /// The solve method: α's values are moved to a temporary file while β is solved
     /// apart when they hold more than this many bytes ([`SPILL_ABOVE_BYTES`] by default).
     pub spill_above: u64,
+    /// The solve method: once the numerators of the values an exact evaluation has solved
+    /// hold more than this many bytes, those solved after them move to temporary files
+    /// mapped back read-only, which the operating system may keep on disk
+    /// ([`PAGE_ABOVE_BYTES`] by default; `u64::MAX`: never).
+    pub page_above: u64,
 }
 
 impl Default for Control<'_> {
@@ -88,6 +97,7 @@ impl Default for Control<'_> {
             saved: SaveClock::default(),
             over_memory: Default::default(),
             spill_above: SPILL_ABOVE_BYTES,
+            page_above: PAGE_ABOVE_BYTES,
         }
     }
 }
@@ -104,6 +114,7 @@ impl<'a> Control<'a> {
             saved: SaveClock::default(),
             over_memory: self.over_memory.clone(),
             spill_above: self.spill_above,
+            page_above: self.page_above,
         }
     }
 

@@ -245,6 +245,23 @@ const FOUR_MAN_OPTION_BYTES: f64 = 5.6;
 /// pawn). Where β is solved apart its values
 /// come on top, in proportion to the positions with α < β (measured on 7x7).
 pub fn estimate_solve_bytes(nodes: usize, board: Board, materials: &[Material]) -> u64 {
+    estimate_paged_solve_bytes(nodes, board, materials, u64::MAX)
+}
+
+/// What stays on the heap of a value whose numerator is paged
+/// ([`crate::solve::spill::Shelf`]), as a share of its digits: its denominator's odd part
+/// (8x8 KNvKP: 2.19 GB of odd parts beside 16 GB of numerators, 0.14), with a margin.
+const PAGED_HELD_SHARE: f64 = 0.25;
+
+/// [`estimate_solve_bytes`] for a job whose exact evaluations page the numerators solved
+/// beyond their first `page_above` bytes (`crate::progress::Control::page_above`): of the
+/// large values' digits beyond those, [`PAGED_HELD_SHARE`] stays on the heap.
+pub fn estimate_paged_solve_bytes(
+    nodes: usize,
+    board: Board,
+    materials: &[Material],
+    page_above: u64,
+) -> u64 {
     let squares = board.len();
     let four = materials.iter().any(|m| m.man_count() >= 4);
     // Three men keep the 20 options a position they were calibrated with.
@@ -279,6 +296,12 @@ pub fn estimate_solve_bytes(nodes: usize, board: Board, materials: &[Material]) 
         })
         .fold(0.0, f64::max);
     let large = nodes as f64 * per_node;
+    let above = page_above as f64;
+    let large = if large > above {
+        above + (large - above) * PAGED_HELD_SHARE
+    } else {
+        large
+    };
     ((graph + large) * 1.15) as u64
 }
 
@@ -495,6 +518,13 @@ fn env_size(name: &str) -> Result<Option<u64>, Error> {
 /// it is not set; an unparsable value is an error naming the accepted forms.
 pub fn spill_above() -> Result<Option<u64>, Error> {
     env_size("BIDTB_SPILL_ABOVE")
+}
+
+/// `BIDTB_PAGE_ABOVE`: above how many bytes of numerators an exact evaluation moves the
+/// rest to temporary files mapped back read-only (the solve method; `0` always). None when
+/// it is not set; an unparsable value is an error naming the accepted forms.
+pub fn page_above() -> Result<Option<u64>, Error> {
+    env_size("BIDTB_PAGE_ABOVE")
 }
 
 /// Watches the process's anonymous resident memory while a job runs, and raises `flag`

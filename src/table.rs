@@ -742,7 +742,7 @@ impl Table {
             return Ok(v);
         }
         Ok(crate::value::arith::reduced(
-            v.numer().clone(),
+            v.numer().into_owned(),
             v.denom().into_owned(),
         ))
     }

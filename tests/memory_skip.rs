@@ -192,15 +192,18 @@ fn an_unparsable_guard_is_refused_by_name() {
 /// α's values, moved to a temporary file while β is solved apart (always, with
 /// BIDTB_SPILL_ABOVE=0; by default only above 256 MiB), come back exactly: the tables are
 /// those of a run that kept them in memory, and the board's directory holds nothing more.
+/// So do values whose numerators are paged (always, with BIDTB_PAGE_ABOVE=0; by default
+/// beyond 2 GiB), alone and spilled as well.
 #[test]
 fn alpha_spilled_while_beta_is_solved_makes_the_same_tables() {
     let dir = tempfile::tempdir().unwrap();
-    let run = |out: &Path, spill: &str| -> (i32, String) {
+    let run_with = |out: &Path, spill: &str, page: &str| -> (i32, String) {
         let o = Command::new(env!("CARGO_BIN_EXE_bidtb"))
             .args(["generate", "--board", "4x4", "--pieces", "4"])
             .args(["--method", "solve", "--out"])
             .arg(out)
             .env("BIDTB_SPILL_ABOVE", spill)
+            .env("BIDTB_PAGE_ABOVE", page)
             .output()
             .unwrap();
         (
@@ -208,6 +211,7 @@ fn alpha_spilled_while_beta_is_solved_makes_the_same_tables() {
             String::from_utf8_lossy(&o.stderr).into_owned(),
         )
     };
+    let run = |out: &Path, spill: &str| run_with(out, spill, "1T");
     let (spilled, kept) = (dir.path().join("spilled"), dir.path().join("kept"));
     let (code, err) = run(&spilled, "0");
     assert_eq!(code, 0, "{err}");
@@ -226,6 +230,20 @@ fn alpha_spilled_while_beta_is_solved_makes_the_same_tables() {
         v
     };
     assert_eq!(names(&spilled.join("4x4")), names(&kept.join("4x4")));
+    for (name, spill) in [("paged", "1T"), ("paged-spilled", "0")] {
+        let out = dir.path().join(name);
+        let (code, err) = run_with(&out, spill, "0");
+        assert_eq!(code, 0, "{err}");
+        assert!(err.contains("of numerators moved out of memory"), "{err}");
+        assert_eq!(same_tables(&out.join("4x4"), &kept.join("4x4")), 36);
+        assert_eq!(names(&out.join("4x4")), names(&kept.join("4x4")));
+    }
+    let (code, err) = run_with(&dir.path().join("bad"), "1T", "lots");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("BIDTB_PAGE_ABOVE=\"lots\" is not a size"),
+        "{err}"
+    );
     let (code, err) = run(&dir.path().join("bad"), "lots");
     assert_eq!(code, 2, "{err}");
     assert!(

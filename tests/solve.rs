@@ -209,6 +209,12 @@ fn stopped_evaluations_resume_to_the_same_values() {
         false
     };
     let counting = Keeper::new(&count, None, &|_| {});
+    // Every numerator paged (BIDTB_PAGE_ABOVE=0): the same values.
+    let dir = tempfile::tempdir().unwrap();
+    let paging = bidtb::solve::spill::Filing {
+        dir: dir.path().to_path_buf(),
+        above: 0,
+    };
     let (same, _) = evaluate::evaluate_kept(
         game,
         &alpha.strategies,
@@ -217,14 +223,18 @@ fn stopped_evaluations_resume_to_the_same_values() {
         EvalState::default(),
         &counting,
         &|_| {},
+        Some(&paging),
     )
     .unwrap();
     assert!(same == want);
+    assert!(same.iter().filter(|v| v.is_paged()).count() > 1000);
     let total = asked.load(Ordering::SeqCst);
     assert!(total > 100, "{total}");
     // About 30 stops spread over the whole evaluation (the questions come in bursts: a
     // level's start, each system's start, each refinement round).
-    for stop_after in (1..total).step_by(total / 30 + 1) {
+    for (k, stop_after) in (1..total).step_by(total / 30 + 1).enumerate() {
+        // Every other run pages its numerators: they are saved and taken back the same.
+        let filing = (k % 2 == 0).then_some(&paging);
         let asked = AtomicUsize::new(0);
         let stop = || asked.fetch_add(1, Ordering::SeqCst) >= stop_after;
         let keeper = Keeper::new(&stop, None, &|_| {});
@@ -247,6 +257,7 @@ fn stopped_evaluations_resume_to_the_same_values() {
             EvalState::default(),
             &keeper,
             &save,
+            filing,
         );
         assert!(matches!(out, Err(SolveError::Stopped)), "{stop_after}");
         let bytes = kept
@@ -266,6 +277,7 @@ fn stopped_evaluations_resume_to_the_same_values() {
             state.evaluation,
             &Keeper::none(),
             &|_| {},
+            filing,
         )
         .unwrap();
         assert!(got == want, "resumed after {stop_after} questions");

@@ -323,6 +323,9 @@ pub fn generate(
         spill_above: bidtb::resources::spill_above()
             .map_err(|e| to_py(py, e))?
             .unwrap_or(bidtb::progress::SPILL_ABOVE_BYTES),
+        page_above: bidtb::resources::page_above()
+            .map_err(|e| to_py(py, e))?
+            .unwrap_or(bidtb::progress::PAGE_ABOVE_BYTES),
         ..Control::default()
     };
     let (tx, rx) = mpsc::channel();

@@ -47,7 +47,7 @@ fn int_of<'py>(py: Python<'py>, n: &num_bigint::BigUint) -> PyResult<Bound<'py, 
 /// A value as an exact `Fraction` (from its numerator and denominator as Python ints,
 /// never through a float).
 pub fn fraction(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
-    let (n, d) = (int_of(py, v.numer())?, int_of(py, &v.denom())?);
+    let (n, d) = (int_of(py, &v.numer())?, int_of(py, &v.denom())?);
     Ok(fraction_class(py)?.call1((n, d))?.unbind())
 }
 

@@ -508,6 +508,9 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         spill_above: bidtb::resources::spill_above()
             .map_err(|e| (2, e))?
             .unwrap_or(bidtb::progress::SPILL_ABOVE_BYTES),
+        page_above: bidtb::resources::page_above()
+            .map_err(|e| (2, e))?
+            .unwrap_or(bidtb::progress::PAGE_ABOVE_BYTES),
         ..generate::Control::default()
     };
     let driven = generate::driver::run(&options, &progress, &control, &mut session.store);

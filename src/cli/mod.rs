@@ -82,7 +82,10 @@ enum Command {
     /// runs, a guard stops it cleanly (and skips it) once its heap passes the limit
     /// (BIDTB_MEMORY_GUARD sets the guard's own). Where α and β are solved apart, α's values
     /// wait in a temporary file while β is solved if they hold more than 256 MiB
-    /// (BIDTB_SPILL_ABOVE sets it; 0: always).
+    /// (BIDTB_SPILL_ABOVE sets it; 0: always). Once the numerators of the values solved
+    /// hold more than 2 GiB, the rest go to temporary files that the operating system may
+    /// keep on disk (BIDTB_PAGE_ABOVE sets it; 0: always): both kinds of file are unnamed,
+    /// in the output directory, and gone when the run ends, however it ends.
     Generate(generate::Args),
     /// One row of facts per board over a range of boards, solved with --method solve.
     ///

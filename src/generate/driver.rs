@@ -154,7 +154,12 @@ pub fn plan(options: &Options) -> Vec<Planned> {
                 needs: names(Material::next_outside(&[m])),
                 reads: names(reads),
                 positions,
-                memory_bytes: crate::resources::estimate_solve_bytes(positions, board, &[m]),
+                memory_bytes: crate::resources::estimate_paged_solve_bytes(
+                    positions,
+                    board,
+                    &[m],
+                    crate::progress::PAGE_ABOVE_BYTES,
+                ),
             }
         })
         .collect()
@@ -201,7 +206,7 @@ pub fn run(
             .map(Material::to_string)
             .collect::<Vec<_>>()
             .join(", ");
-        if let Some(reason) = cannot_start(options, &materials, &skipped) {
+        if let Some(reason) = cannot_start(options, &materials, &skipped, control.page_above) {
             obs.skipped(k + 1, total, &name, &reason);
             skipped.push(Skipped {
                 materials: materials.iter().map(Material::to_string).collect(),
@@ -287,7 +292,12 @@ fn finished_line(sol: &Solution) -> String {
 /// Why a job cannot start, if it cannot: a material it leads to was skipped (jobs come in
 /// dependency order, so the skipped ones are known), or its memory estimate is above what
 /// is available (a job refused on memory is skipped and the run goes on with the others).
-fn cannot_start(options: &Options, materials: &[Material], skipped: &[Skipped]) -> Option<String> {
+fn cannot_start(
+    options: &Options,
+    materials: &[Material],
+    skipped: &[Skipped],
+    page_above: u64,
+) -> Option<String> {
     let needed = Material::next_outside(materials);
     if let Some(m) = needed
         .iter()
@@ -295,7 +305,7 @@ fn cannot_start(options: &Options, materials: &[Material], skipped: &[Skipped]) 
     {
         return Some(format!("needs {m}, which was skipped"));
     }
-    match super::check_memory(options, materials) {
+    match super::check_memory(options, materials, page_above) {
         Err(Error::Resources(why)) => Some(why),
         _ => None,
     }

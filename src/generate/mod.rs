@@ -473,7 +473,12 @@ pub enum Run {
 }
 
 /// The memory a job on `materials` will need, checked before anything is built.
-pub(crate) fn check_memory(options: &Options, materials: &[Material]) -> Result<(), Error> {
+/// `page_above` is the job's [`Control::page_above`].
+pub(crate) fn check_memory(
+    options: &Options,
+    materials: &[Material],
+    page_above: u64,
+) -> Result<(), Error> {
     let board = options.board;
     let positions: usize = materials
         .iter()
@@ -493,7 +498,9 @@ pub(crate) fn check_memory(options: &Options, materials: &[Material]) -> Result<
             20 * positions,
             iterate::guessing::initial_width(options.max_iterations),
         ),
-        Method::Solve => resources::estimate_solve_bytes(positions, board, materials),
+        Method::Solve => {
+            resources::estimate_paged_solve_bytes(positions, board, materials, page_above)
+        }
     };
     let verb = match options.method {
         Method::Iterate => "generating",
@@ -512,7 +519,7 @@ pub fn solve_job(
     control: &Control<'_>,
     solved: &dyn Solved,
 ) -> Result<Run, Error> {
-    check_memory(options, materials)?;
+    check_memory(options, materials, control.page_above)?;
     let board = options.board;
     let started = std::time::Instant::now();
     resources::reset_peak();
@@ -718,16 +725,12 @@ fn class_reports(
                     })
                     .count()
             });
-            let distinct: std::collections::HashSet<(
-                &num_bigint::BigUint,
-                &num_bigint::BigUint,
-                u32,
-            )> = range
+            let distinct: std::collections::HashSet<crate::value::Key<'_>> = range
                 .clone()
                 .flat_map(|i| {
                     std::iter::once(values.value(i)).chain(beta.map(|b| b.values.value(i)))
                 })
-                .map(|v| (v.numer(), &**v.shared_odd(), v.twos()))
+                .map(crate::value::Key)
                 .collect();
             let report = ClassReport {
                 guess_changes: iteration

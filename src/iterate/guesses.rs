@@ -369,7 +369,7 @@ mod tests {
             for d in 1..=40u64 {
                 for n in 0..=d {
                     let x = Value::small(n, d);
-                    let base = (x.numer() << f) / &*x.denom();
+                    let base = (&*x.numer() << f) / &*x.denom();
                     for (da, db) in [
                         (0i64, 0i64),
                         (-1, 1),

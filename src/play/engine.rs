@@ -45,7 +45,7 @@ pub enum Choice {
 /// An exact value as a signed rational.
 pub fn ratio(v: &Value) -> BigRational {
     BigRational::new(
-        BigInt::from(v.numer().clone()),
+        BigInt::from(v.numer().into_owned()),
         BigInt::from(v.denom().into_owned()),
     )
 }

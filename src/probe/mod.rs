@@ -596,7 +596,7 @@ impl Tablebase {
                 num_bigint::Sign::Plus
             };
             BigRational::new_raw(
-                BigInt::from_biguint(sign, half.numer().clone()),
+                BigInt::from_biguint(sign, half.numer().into_owned()),
                 BigInt::from(half.denom().into_owned()),
             )
         };

@@ -22,6 +22,7 @@ use std::sync::Mutex;
 use super::keep::{EvalState, EvalStateRef, Keeper, RunningRef, RunningSystem, SolvedRef};
 use super::linear::Rational;
 use super::linear::{self, LinearError, Refinement, Row};
+use super::spill::{Filing, Shelf};
 use super::strategy::Strategies;
 use super::{Bound, Event, Game, Progress, SolveError};
 use crate::graph::{Adjacency, Graph};
@@ -174,6 +175,7 @@ pub fn evaluate(
         EvalState::default(),
         &Keeper::none(),
         &|_| {},
+        None,
     )
 }
 
@@ -365,7 +367,9 @@ enum Outcome {
 
 /// [`evaluate`], resuming from `from` (systems solved and under way, matched by their
 /// member lists; the rest is ignored), handing its progress to `save` when `keeper` says
-/// the run is stopping or a save is due.
+/// the run is stopping or a save is due. With `filing`, the numerators of the values
+/// solved move out of the heap as it says ([`Shelf`]).
+#[allow(clippy::too_many_arguments)]
 pub fn evaluate_kept(
     game: Game<'_>,
     strategies: &Strategies,
@@ -374,6 +378,7 @@ pub fn evaluate_kept(
     from: EvalState,
     keeper: &Keeper<'_>,
     save: &(dyn Fn(EvalStateRef<'_>) + Sync),
+    filing: Option<&Filing>,
 ) -> Result<(Vec<Value>, EvalStats), SolveError> {
     let graph = game.graph;
     let stuck_value = bound.stuck_value();
@@ -407,6 +412,13 @@ pub fn evaluate_kept(
     let denominators = Denominators::new();
     denominators.share_all(&mut x);
     let mut kept = Kept::new(from, graph.positions(), &denominators);
+    let mut shelf = filing.cloned().map(Shelf::new);
+    let shelf_failed = |e: std::io::Error| {
+        SolveError::Failed(format!(
+            "moving values out of memory to a temporary file in {} failed: {e}",
+            filing.map_or(String::new(), |f| f.dir.display().to_string())
+        ))
+    };
     let mut done = 0;
     for (depth, level) in chain.by_depth.iter().enumerate() {
         let go_on = progress(Event::Components {
@@ -457,6 +469,11 @@ pub fn evaluate_kept(
                 Outcome::Failed(why) => return Err(SolveError::Failed(why)),
             }
         }
+        if let Some(shelf) = shelf.as_mut() {
+            for &c in &finished {
+                shelf.note(&mut x, chain.part(c)).map_err(shelf_failed)?;
+            }
+        }
         if !stopped.is_empty() || skipped {
             let mut parts = vec![chain.before(depth)];
             parts.extend(finished.iter().map(|&c| chain.part(c)));
@@ -472,6 +489,11 @@ pub fn evaluate_kept(
             });
             return Err(SolveError::Stopped);
         }
+    }
+    if let Some(shelf) = shelf.as_mut() {
+        shelf.flush(&mut x).map_err(shelf_failed)?;
+        // For display only: whether to stop is asked between levels.
+        let _ = progress(Event::Paged(shelf.moved()));
     }
     stats.largest = stats.largest.max(usize::from(chain.count() > 0));
     Ok((x, stats))

@@ -476,7 +476,7 @@ fn reconstruct(
             .flatten()
             .for_each(|ti| *ti = mul_signed(ti, &b));
         q = mul_signed(&q, &b);
-        t[i] = Some(BigInt::from(z.numer().clone()));
+        t[i] = Some(BigInt::from(z.numer().into_owned()));
     }
     let t: Vec<BigInt> = t
         .into_iter()

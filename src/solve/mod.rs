@@ -162,6 +162,9 @@ pub struct Settings {
     pub near: f64,
     /// Give up after this many exact evaluations.
     pub max_rounds: u32,
+    /// Where and when the exact evaluations move numerators out of the heap (never if
+    /// None).
+    pub filing: Option<spill::Filing>,
 }
 
 impl Default for Settings {
@@ -171,6 +174,7 @@ impl Default for Settings {
             max_sweeps: 100_000,
             near: 1e-12,
             max_rounds: 10_000,
+            filing: None,
         }
     }
 }
@@ -189,6 +193,9 @@ pub enum Event<'a> {
         /// Bits of the scale so far.
         bits: u64,
     },
+    /// An exact evaluation has moved this many bytes of numerators out of the heap
+    /// ([`spill::Filing`]).
+    Paged(u64),
     /// An exact evaluation has solved `done` of `total` components.
     Components {
         /// Components solved.
@@ -453,6 +460,7 @@ fn evaluate_round(
     now: &mut BoundState,
     progress: &Progress<'_>,
     keeper: &Keeper<'_>,
+    filing: Option<&spill::Filing>,
 ) -> Result<(Vec<Value>, EvalStats, f64), SolveError> {
     let t = Instant::now();
     let from = std::mem::take(&mut now.evaluation);
@@ -466,6 +474,7 @@ fn evaluate_round(
             from,
             keeper,
             &save,
+            filing,
         )?
     };
     Ok((values, evaluation, t.elapsed().as_secs_f64()))
@@ -486,7 +495,8 @@ fn improve_until_optimal(
     loop {
         // The opponent's moves where it can hold the play off every paying terminal.
         strategy::hold_off(game, &mut now.strategies, now.stats.bound);
-        let (values, evaluation, evaluate_seconds) = evaluate_round(game, now, progress, keeper)?;
+        let (values, evaluation, evaluate_seconds) =
+            evaluate_round(game, now, progress, keeper, settings.filing.as_ref())?;
         let t = Instant::now();
         let exact = strategy::Exact::new(values.iter());
         // The opponent first: its reply must be optimal before the reacher moves on.

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use super::checkpoint::{self as solve_checkpoint, Job, Loaded};
-use super::spill::{self, Spilled};
+use super::spill::{self, Filing, Spilled};
 use super::{
     Bound, BoundState, BoundStateRef, Candidate, Event, Keeper, Settings, SolveError, SolveStats,
     Terminals,
@@ -215,6 +215,10 @@ fn solve_bound(
                 r.black_switches
             )),
             Event::Components { done, total } => obs.components(done, total),
+            Event::Paged(bytes) => obs.notice_detail(&format!(
+                "{name}: {} MiB of numerators moved out of memory to temporary files",
+                bytes >> 20
+            )),
             Event::Refinement { positions, bits } => obs.refinement(positions, bits),
         }
         true
@@ -229,10 +233,17 @@ fn solve_bound(
     if let Some(state) = &from {
         obs.notice(&resumed_notice(name, state));
     }
+    let settings = Settings {
+        filing: (control.page_above != u64::MAX).then(|| Filing {
+            dir: spill_dir(control),
+            above: control.page_above,
+        }),
+        ..Settings::default()
+    };
     super::solve_bound_kept(
         terminals.game(graph, bound),
         bound,
-        &Settings::default(),
+        &settings,
         &progress,
         from,
         &keeper,

@@ -1,4 +1,11 @@
-//! Values moved out of memory while they are not needed, and read back exactly.
+//! Values moved out of memory, and read back exactly.
+//!
+//! - [`Shelf`]: numerators moved out of the heap for good, into unnamed temporary files
+//!   mapped back read-only ([`Value::paged`]): the operating system keeps them in its page
+//!   cache while there is room and reads them back from disk when there is not. On 8x8
+//!   KNvKP the values' numerators are 16 GB (5.7 million positions of up to 21,853
+//!   digits), more than the machine has beside the rest of the job.
+//! - [`Spilled`]: held values moved out while they are not read at all.
 //!
 //! α's values are not read while β is solved apart (β's checkpoints keep α's strategies,
 //! not its values), yet on 8x8 they are gigabytes (KNPvK: 5.7 million positions of up to
@@ -11,25 +18,158 @@
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use memmap2::Mmap;
 use num_bigint::BigUint;
+use zerocopy::FromBytes;
 
 use crate::value::shared::Denominators;
-use crate::value::{Images, Value};
+use crate::value::{Images, Pages, Value};
 
-/// Bytes of the numerators and denominators of `values` (what their limbs hold).
+/// Bytes of the numerators held on the heap and of the denominators of `values` (what
+/// their limbs hold; paged numerators do not count).
 pub fn value_bytes(values: &[Value]) -> u64 {
     values
         .iter()
-        .map(|v| (v.numer().bits() + v.denom().bits()).div_ceil(8))
+        .map(|v| (held_numer_bits(v) + v.denom().bits()).div_ceil(8))
         .sum()
 }
 
-/// Values written out to an unnamed file; [`Spilled::back`] puts them back.
+/// Bits of `v`'s numerator if it is held on the heap, else 0.
+fn held_numer_bits(v: &Value) -> u64 {
+    if v.is_paged() { 0 } else { v.numer_bits() }
+}
+
+/// When and where an exact evaluation moves the numerators of the values it has solved
+/// out of the heap (see [`Shelf`]).
+#[derive(Clone, Debug)]
+pub struct Filing {
+    /// The directory of the unnamed temporary files.
+    pub dir: PathBuf,
+    /// Numerators are moved once those solved hold more than this many bytes (the first
+    /// ones stay on the heap: small jobs never touch the disk).
+    pub above: u64,
+}
+
+/// Numerators moved at a time: one file each.
+const BATCH_BYTES: u64 = 256 << 20;
+
+/// A file of numerators, mapped read-only.
+struct Segment(Mmap);
+
+impl Pages for Segment {
+    fn limbs(&self) -> &[u64] {
+        <[u64]>::ref_from_bytes(&self.0[..]).expect("a page-aligned mapping of whole limbs")
+    }
+}
+
+/// Numerators moved out of the heap into unnamed temporary files (removed by the
+/// operating system when the last value reading them is dropped, or the process ends,
+/// however it ends), each mapped back read-only. The values keep their denominators and
+/// compare in place; their numerators are copied out only where a number is needed.
+pub struct Shelf {
+    filing: Filing,
+    /// Bytes of the numerators noted so far.
+    noted: u64,
+    /// Positions noted since the last move, and their numerators' bytes.
+    pending: Vec<u32>,
+    pending_bytes: u64,
+    /// Bytes moved so far.
+    moved: u64,
+}
+
+impl Shelf {
+    /// A shelf moving numerators as `filing` says.
+    pub fn new(filing: Filing) -> Shelf {
+        Shelf {
+            filing,
+            noted: 0,
+            pending: Vec::new(),
+            pending_bytes: 0,
+            moved: 0,
+        }
+    }
+
+    /// Bytes of numerators moved out so far.
+    pub fn moved(&self) -> u64 {
+        self.moved
+    }
+
+    /// Note that `positions` of `x` have their values: once the values noted hold more
+    /// than the filing's threshold, the numerators of those noted after it are moved out,
+    /// a batch at a time.
+    pub fn note(&mut self, x: &mut [Value], positions: &[u32]) -> io::Result<()> {
+        for &p in positions {
+            let bytes = held_numer_bits(&x[p as usize]).div_ceil(8);
+            self.noted += bytes;
+            if self.noted > self.filing.above && bytes > 0 {
+                self.pending.push(p);
+                self.pending_bytes += bytes;
+            }
+        }
+        if self.pending_bytes >= BATCH_BYTES {
+            self.flush(x)?;
+        }
+        Ok(())
+    }
+
+    /// Move out the numerators noted and not moved yet.
+    pub fn flush(&mut self, x: &mut [Value]) -> io::Result<()> {
+        let pending = std::mem::take(&mut self.pending);
+        self.pending_bytes = 0;
+        self.moved += self.put(x, &pending)?;
+        Ok(())
+    }
+
+    /// Move the numerators of `x[p]` for `p` in `which` (those held, not 0, and not shared
+    /// with a value held elsewhere) to one new file; returns their bytes.
+    pub fn put(&self, x: &mut [Value], which: &[u32]) -> io::Result<u64> {
+        let chosen: Vec<usize> = which
+            .iter()
+            .map(|&p| p as usize)
+            .filter(|&p| {
+                let v = &x[p];
+                !v.is_paged() && !v.is_zero() && v.is_only_copy()
+            })
+            .collect();
+        if chosen.is_empty() {
+            return Ok(0);
+        }
+        let file = tempfile::tempfile_in(&self.filing.dir)?;
+        let mut w = BufWriter::with_capacity(1 << 20, file);
+        let mut places = Vec::with_capacity(chosen.len());
+        let mut start = 0usize;
+        for &p in &chosen {
+            let digits = x[p].numer_digits();
+            for limb in digits.iter() {
+                // Read back by this process alone, as native limbs.
+                w.write_all(&limb.to_ne_bytes())?;
+            }
+            places.push((start, digits.len()));
+            start += digits.len();
+        }
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        file.sync_data().ok();
+        // SAFETY: the file is unnamed and private to this process (no one else can change
+        // it under the mapping), and nothing writes to it again.
+        let map = unsafe { Mmap::map(&file) }?;
+        let pages: Arc<dyn Pages> = Arc::new(Segment(map));
+        for (&p, (start, len)) in chosen.iter().zip(places) {
+            x[p] = std::mem::take(&mut x[p]).paged(pages.clone(), start, len);
+        }
+        Ok(start as u64 * 8)
+    }
+}
+
+/// Values written out to an unnamed file; [`Spilled::back`] puts them back. Values whose
+/// numerators are paged already ([`Shelf`]) stay where they are: on the heap they hold
+/// little, and read back from the file they would be held whole.
 pub struct Spilled {
     file: File,
-    len: usize,
+    /// The paged values, in place; None where a value went to the file.
+    stayed: Vec<Option<Value>>,
 }
 
 impl Spilled {
@@ -41,12 +181,10 @@ impl Spilled {
             None => tempfile::tempfile()?,
         };
         let values = images.take_values();
-        let len = values.len();
         let mut w = BufWriter::with_capacity(1 << 20, file);
         let written = (|| {
-            for v in &values {
-                let denom = v.denom();
-                for part in [v.numer(), &*denom] {
+            for v in values.iter().filter(|v| !v.is_paged()) {
+                for part in [v.numer(), v.denom()] {
                     let bytes = part.to_bytes_le();
                     let n = u32::try_from(bytes.len())
                         .map_err(|_| io::Error::other("a value too large to spill"))?;
@@ -61,9 +199,12 @@ impl Spilled {
             images.restore_values(values);
             return Err(e);
         }
-        drop(values);
+        let stayed = values
+            .into_iter()
+            .map(|v| v.is_paged().then_some(v))
+            .collect();
         let file = w.into_inner().map_err(|e| e.into_error())?;
-        Ok(Spilled { file, len })
+        Ok(Spilled { file, stayed })
     }
 
     /// Read the values back into `images` (the one they came from); the file goes away.
@@ -77,9 +218,13 @@ impl Spilled {
             r.read_exact(&mut bytes)?;
             Ok(BigUint::from_bytes_le(&bytes))
         };
-        let mut values = Vec::with_capacity(self.len);
+        let mut values = Vec::with_capacity(self.stayed.len());
         let denominators = Denominators::new();
-        for _ in 0..self.len {
+        for stayed in self.stayed {
+            if let Some(v) = stayed {
+                values.push(v);
+                continue;
+            }
             let numer = part()?;
             let denom = part()?;
             // Written from values in lowest terms: read back as they were, each
@@ -115,5 +260,125 @@ mod tests {
             .collect();
         assert_eq!(heads, after);
         assert!(value_bytes(&values) > 300);
+    }
+
+    /// Values of many sizes, an equal pair, zero, one and a shared copy.
+    fn assorted() -> Vec<Value> {
+        let den = BigUint::from(3u8).pow(700) + 2u8;
+        let mut values = vec![Value::zero(), Value::one(), Value::small(1, 3)];
+        for k in [1u32, 2, 5, 64, 65, 400, 1000] {
+            let numer = (&den >> (1100 - k)) + k;
+            values.push(Value::new(numer, den.clone()));
+        }
+        // Numerators of one length whose low limbs order them the other way round.
+        let top = BigUint::from(1u8) << 100u8;
+        values.push(Value::new(&top + 5u8, den.clone()));
+        values.push(Value::new(
+            &top + (BigUint::from(1u8) << 70u8) + 1u8,
+            den.clone(),
+        ));
+        values.push(values[6].clone());
+        values.push(Value::new(
+            (&den >> 3u8) + 1u8,
+            &den * BigUint::from(2u8).pow(40),
+        ));
+        values.push(values.last().unwrap().clone());
+        values
+    }
+
+    /// Paged values are the same values: equal, ordered, hashed, read, shown, serialized
+    /// and imaged as they were held; only values held nowhere else and not 0 move.
+    #[test]
+    fn paged_values_are_the_same_values() {
+        let held = assorted();
+        // Fresh copies (not clones of `held`): those are the only copies.
+        let mut x: Vec<Value> = held
+            .iter()
+            .map(|v| Value::new(v.numer().into_owned(), v.denom().into_owned()))
+            .collect();
+        let (a, b) = (x.len() - 2, x.len() - 1);
+        x[b] = x[a].clone();
+        let dir = tempfile::tempdir().unwrap();
+        let mut shelf = Shelf::new(Filing {
+            dir: dir.path().to_path_buf(),
+            above: 0,
+        });
+        let all: Vec<u32> = (0..x.len() as u32).collect();
+        shelf.note(&mut x, &all).unwrap();
+        shelf.flush(&mut x).unwrap();
+        assert!(shelf.moved() > 0);
+        for (i, v) in x.iter().enumerate() {
+            let moved = !(v.is_zero() || i == a || i == b);
+            assert_eq!(v.is_paged(), moved, "{i}");
+        }
+        // Nothing named is left in the directory: the files are unnamed.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        let key = |v: &Value| {
+            use std::hash::{BuildHasher, RandomState};
+            static STATE: std::sync::OnceLock<RandomState> = std::sync::OnceLock::new();
+            STATE
+                .get_or_init(RandomState::new)
+                .hash_one(crate::value::Key(v))
+        };
+        for (i, (p, h)) in x.iter().zip(&held).enumerate() {
+            assert_eq!(p, h, "{i}");
+            assert_eq!(p.numer(), h.numer(), "{i}");
+            assert_eq!(p.numer_bits(), h.numer_bits(), "{i}");
+            assert_eq!(p.numer_digits(), h.numer_digits(), "{i}");
+            assert_eq!(p.to_string(), h.to_string(), "{i}");
+            assert_eq!(p.to_f64(), h.to_f64(), "{i}");
+            assert_eq!(p.is_one(), h.is_one(), "{i}");
+            assert_eq!(p.complement(), h.complement(), "{i}");
+            assert_eq!(key(p), key(h), "{i}");
+            assert_eq!(
+                crate::value::fixed_point(p, 5),
+                crate::value::fixed_point(h, 5)
+            );
+            assert_eq!(
+                postcard::to_allocvec(p).unwrap(),
+                postcard::to_allocvec(h).unwrap()
+            );
+            for (j, (q, g)) in x.iter().zip(&held).enumerate() {
+                assert_eq!(p.cmp(q), h.cmp(g), "{i} {j}");
+                assert_eq!(p == q, h == g, "{i} {j}");
+                assert_eq!(p.cmp(g), h.cmp(g), "{i} {j}");
+            }
+        }
+        // α's values spilled with paged ones among them: the paged stay paged.
+        let mut images = Images::of(x.clone());
+        drop(x);
+        let spilled = Spilled::out(&mut images, Some(dir.path())).unwrap();
+        spilled.back(&mut images).unwrap();
+        assert_eq!(images.values(), &held[..]);
+        assert!(images.values()[5].is_paged());
+    }
+
+    /// Below the threshold nothing moves; past it, what is noted after it does.
+    #[test]
+    fn the_first_bytes_stay_held() {
+        let mut x = assorted();
+        let x0 = x.clone();
+        drop(x0);
+        let dir = tempfile::tempdir().unwrap();
+        let mut shelf = Shelf::new(Filing {
+            dir: dir.path().to_path_buf(),
+            above: 1 << 20,
+        });
+        let all: Vec<u32> = (0..x.len() as u32).collect();
+        shelf.note(&mut x, &all).unwrap();
+        shelf.flush(&mut x).unwrap();
+        assert_eq!(shelf.moved(), 0);
+        assert!(x.iter().all(|v| !v.is_paged()));
+        let mut shelf = Shelf::new(Filing {
+            dir: dir.path().to_path_buf(),
+            above: 100,
+        });
+        shelf.note(&mut x, &all[..6]).unwrap();
+        shelf.note(&mut x, &all[6..]).unwrap();
+        shelf.flush(&mut x).unwrap();
+        // 3^700 has 1,110 bits: the numerators up to the 400-bit one hold about 80 bytes,
+        // the next 127.
+        assert!(x[..9].iter().all(|v| !v.is_paged()));
+        assert!(x[9].is_paged());
     }
 }

@@ -16,8 +16,8 @@ use num_bigint::BigUint;
 use num_traits::Zero;
 use rayon::prelude::*;
 
-use crate::value::Value;
 use crate::value::arith::{cmp_shadowed, shadow};
+use crate::value::{Key, Value};
 
 /// How a file's dictionary entries are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,8 +99,8 @@ impl<'a> Dictionary<'a> {
     /// The bytes of entry `v`'s encoding, without encoding it.
     pub fn entry_len(&self, v: &Value) -> u64 {
         match self.form {
-            Form::Whole => 4 + byte_len(v.numer()) + byte_len(&v.denom()),
-            Form::SharedDenominators => 4 + byte_len(v.numer()),
+            Form::Whole => 4 + v.numer_bits().div_ceil(8).max(1) + byte_len(&v.denom()),
+            Form::SharedDenominators => 4 + v.numer_bits().div_ceil(8).max(1),
         }
     }
 
@@ -121,11 +121,8 @@ impl<'a> Dictionary<'a> {
     }
 }
 
-/// A value as a map key: its numerator and its denominator's odd part and power of two.
-type Key<'a> = (&'a BigUint, &'a BigUint, u32);
-
 fn key(v: &Value) -> Key<'_> {
-    (v.numer(), v.shared_odd(), v.twos())
+    Key(v)
 }
 
 /// A value's denominator as a map key: its odd part and power of two.

@@ -118,7 +118,7 @@ pub fn decimal_digits(n: &BigUint) -> usize {
 
 /// Whether `v` is in lowest terms.
 pub fn is_reduced(v: &Value) -> bool {
-    gcd(v.numer(), &v.denom()).is_one()
+    gcd(&v.numer(), &v.denom()).is_one()
 }
 
 /// A value in [0, 1] as an `f64` (within 2⁻⁵⁰ relative: [`Value::to_f64`]).
@@ -136,10 +136,10 @@ pub fn cmp_shadowed(a: &Value, fa: f64, b: &Value, fb: f64) -> Ordering {
     if (fa - fb).abs() > DECISIVE {
         return fa.total_cmp(&fb);
     }
-    if a.numer() == b.numer() && a.same_denom(b) {
+    if a == b {
         return Ordering::Equal;
     }
-    mul(a.numer(), &b.denom()).cmp(&mul(b.numer(), &a.denom()))
+    mul(&a.numer(), &b.denom()).cmp(&mul(&b.numer(), &a.denom()))
 }
 
 /// `num / den` in lowest terms (`den` > 0).
@@ -163,8 +163,8 @@ fn shared_odd_part(a: &BigUint, b: &BigUint) -> Option<BigUint> {
 /// `(a + b) / 2` in lowest terms (Knuth's addition: one gcd of the denominators, one of
 /// the numerator with it).
 pub fn mean(a: &Value, b: &Value) -> Value {
-    let (da, db) = (a.denom(), b.denom());
-    let (na, da, nb, db) = (a.numer(), &*da, b.numer(), &*db);
+    let (na, da, nb, db) = (a.numer(), a.denom(), b.numer(), b.denom());
+    let (na, da, nb, db) = (&*na, &*da, &*nb, &*db);
     if da == db {
         return reduced(na + nb, da << 1);
     }
@@ -193,8 +193,8 @@ fn halved(num: BigUint, den: BigUint) -> Value {
 /// of the denominators (none when they share their odd part) and one of the difference
 /// with it, instead of a gcd of numbers twice the values' size.
 pub fn half_difference(a: &Value, b: &Value) -> (bool, Value) {
-    let (da, db) = (a.denom(), b.denom());
-    let (na, da, nb, db) = (a.numer(), &*da, b.numer(), &*db);
+    let (na, da, nb, db) = (a.numer(), a.denom(), b.numer(), b.denom());
+    let (na, da, nb, db) = (&*na, &*da, &*nb, &*db);
     let g = shared_odd_part(da, db).unwrap_or_else(|| gcd(da, db));
     let (left, right) = (mul(na, &(db / &g)), mul(nb, &(da / &g)));
     let (negative, t) = if left >= right {
@@ -254,7 +254,7 @@ mod tests {
         use num_traits::Signed;
         let signed = |x: &Value| {
             BigRational::new(
-                BigInt::from(x.numer().clone()),
+                BigInt::from(x.numer().into_owned()),
                 BigInt::from(x.denom().into_owned()),
             )
         };
@@ -277,7 +277,7 @@ mod tests {
             );
             assert_eq!(signed(&got), want.abs(), "{a} {b}");
             // In lowest terms: what reducing it again gives.
-            let again = Value::new(got.numer().clone(), got.denom().into_owned());
+            let again = Value::new(got.numer().into_owned(), got.denom().into_owned());
             assert!(same(&got, &again), "{a} {b}");
         }
         assert!(same(&half_difference(&v(1, 3), &v(1, 3)).1, &Value::zero()));

@@ -16,11 +16,11 @@ use super::Value;
 /// `floor(g · 2^F)` in `width` limbs (F = 64·width − 1), and whether it is exact.
 pub fn fixed_point(g: &Value, width: usize) -> (Vec<u64>, bool) {
     let f = 64 * width - 1;
-    let denom = g.denom();
-    if let (Some(p), Some(q)) = (to_u64(g.numer()), to_u64(&denom)) {
+    let (numer, denom) = (g.numer(), g.denom());
+    if let (Some(p), Some(q)) = (to_u64(&numer), to_u64(&denom)) {
         return fixed_point_small(p, q, width);
     }
-    let (q, r) = (g.numer() << f).div_rem(&denom);
+    let (q, r) = (&*numer << f).div_rem(&denom);
     let mut limbs = q.to_u64_digits();
     limbs.resize(width, 0);
     (limbs, r.is_zero())

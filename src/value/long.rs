@@ -59,7 +59,11 @@ fn to_natural(a: &BigUint) -> Natural {
 }
 
 fn from_natural(n: Natural) -> BigUint {
-    let limbs = n.into_limbs_asc();
+    from_limbs(&n.into_limbs_asc())
+}
+
+/// The number whose 64-bit limbs, least significant first, are `limbs`.
+pub fn from_limbs(limbs: &[u64]) -> BigUint {
     BigUint::new(
         limbs
             .iter()

@@ -5,6 +5,9 @@
 //!   equally the share of the money Black needs);
 //! - [`shared`]: one copy of each denominator's odd part for the many values that have it
 //!   (a value holds its denominator as that odd part and a power of two);
+//! - [`Pages`]: where a value's numerator may live instead of the heap (a mapped file that
+//!   the operating system may write out and read back; [`Value::paged`]): compared and
+//!   hashed in place, copied out where a number is needed;
 //! - [`arith`]: fast exact arithmetic on values of thousands of digits (gcd through
 //!   dashu-int, means, comparisons with floating-point shadows);
 //! - [`simplest`]: the simplest rational in an interval (the study's guesses) and the
@@ -56,14 +59,92 @@ pub struct Value(Arc<Parts>);
 /// 438,843 odd parts, 2.19 GB).
 #[derive(Debug)]
 struct Parts {
-    numer: BigUint,
+    numer: Numer,
     odd: Arc<BigUint>,
     twos: u32,
 }
 
+/// Limbs kept outside the heap, in pages the operating system may write out and read back
+/// (a mapped file): where [`Value::paged`] puts a numerator. The owner guarantees that
+/// the limbs never change while the pages are alive.
+pub trait Pages: Send + Sync {
+    /// Every limb of the pages, least significant limb of each number first.
+    fn limbs(&self) -> &[u64];
+}
+
+/// Where a numerator's limbs are.
+enum Numer {
+    /// On the heap.
+    Held(BigUint),
+    /// `len` limbs from `start` in `pages` (normalised: `len` > 0, the top limb not 0).
+    Paged {
+        pages: Arc<dyn Pages>,
+        start: usize,
+        len: usize,
+    },
+}
+
+impl fmt::Debug for Numer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Numer::Held(n) => write!(f, "{n:?}"),
+            Numer::Paged { start, len, .. } => write!(f, "paged({start}, {len} limbs)"),
+        }
+    }
+}
+
+impl Numer {
+    /// The limbs, least significant first, without leading zero limbs.
+    fn digits(&self) -> Cow<'_, [u64]> {
+        match self {
+            Numer::Held(n) => Cow::Owned(n.to_u64_digits()),
+            Numer::Paged { pages, start, len } => {
+                Cow::Borrowed(&pages.limbs()[*start..*start + *len])
+            }
+        }
+    }
+
+    fn big(&self) -> Cow<'_, BigUint> {
+        match self {
+            Numer::Held(n) => Cow::Borrowed(n),
+            Numer::Paged { .. } => Cow::Owned(long::from_limbs(&self.digits())),
+        }
+    }
+
+    fn bits(&self) -> u64 {
+        match self {
+            Numer::Held(n) => n.bits(),
+            Numer::Paged { .. } => {
+                let d = self.digits();
+                64 * d.len() as u64 - u64::from(d[d.len() - 1].leading_zeros())
+            }
+        }
+    }
+
+    fn is_zero(&self) -> bool {
+        match self {
+            Numer::Held(n) => n.is_zero(),
+            Numer::Paged { .. } => false,
+        }
+    }
+
+    fn cmp(&self, other: &Numer) -> Ordering {
+        match (self, other) {
+            (Numer::Held(a), Numer::Held(b)) => a.cmp(b),
+            _ => {
+                let (a, b) = (self.digits(), other.digits());
+                a.len()
+                    .cmp(&b.len())
+                    .then_with(|| a.iter().rev().cmp(b.iter().rev()))
+            }
+        }
+    }
+}
+
 impl PartialEq for Value {
     fn eq(&self, other: &Value) -> bool {
-        Arc::ptr_eq(&self.0, &other.0) || (self.0.numer == other.0.numer && self.same_denom(other))
+        Arc::ptr_eq(&self.0, &other.0)
+            || (self.same_denom(other) && self.0.numer.cmp(&other.0.numer) == Ordering::Equal)
     }
 }
 
@@ -78,7 +159,7 @@ impl Ord for Value {
         if self.same_denom(other) {
             return self.0.numer.cmp(&other.0.numer);
         }
-        long::mul(&self.0.numer, &other.denom()).cmp(&long::mul(&other.0.numer, &self.denom()))
+        long::mul(&self.numer(), &other.denom()).cmp(&long::mul(&other.numer(), &self.denom()))
     }
 }
 
@@ -97,7 +178,7 @@ impl Default for Value {
 
 impl Serialize for Value {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        (&self.0.numer, &*self.denom()).serialize(serializer)
+        (&*self.numer(), &*self.denom()).serialize(serializer)
     }
 }
 
@@ -142,7 +223,11 @@ impl Value {
     /// caller knows it is in lowest terms, `odd` odd.
     pub fn from_parts(numer: BigUint, odd: Arc<BigUint>, twos: u32) -> Value {
         debug_assert!(odd.bit(0), "an even odd part");
-        Value(Arc::new(Parts { numer, odd, twos }))
+        Value(Arc::new(Parts {
+            numer: Numer::Held(numer),
+            odd,
+            twos,
+        }))
     }
 
     /// `numer / denom` for small numbers (tests, constants), reduced.
@@ -179,7 +264,52 @@ impl Value {
     pub fn with_odd(self, odd: Arc<BigUint>) -> Value {
         assert!(*odd == *self.0.odd, "another odd part");
         match Arc::try_unwrap(self.0) {
-            Ok(parts) => Value::from_parts(parts.numer, odd, parts.twos),
+            Ok(parts) => Value(Arc::new(Parts {
+                numer: parts.numer,
+                odd,
+                twos: parts.twos,
+            })),
+            Err(shared) => Value(shared),
+        }
+    }
+
+    /// Whether this value's numerator is kept in [`Pages`] (see [`Value::paged`]).
+    pub fn is_paged(&self) -> bool {
+        matches!(self.0.numer, Numer::Paged { .. })
+    }
+
+    /// Whether this is the only copy of the value (no clone of it is held elsewhere).
+    pub fn is_only_copy(&self) -> bool {
+        Arc::strong_count(&self.0) == 1
+    }
+
+    /// The numerator's limbs, least significant first, without leading zero limbs (what
+    /// [`Value::paged`] expects to find in its pages).
+    pub fn numer_digits(&self) -> Cow<'_, [u64]> {
+        self.0.numer.digits()
+    }
+
+    /// The numerator's length in bits, without making it a number.
+    pub fn numer_bits(&self) -> u64 {
+        self.0.numer.bits()
+    }
+
+    /// This value with its numerator read from `pages` (its limbs `start..start + len`,
+    /// which the caller has written there: [`Value::numer_digits`]) instead of the heap.
+    /// Comparisons of numerators read the pages in place; [`Value::numer`] makes a copy.
+    /// Zero stays held (it has no limbs), and so does a value also held elsewhere (its
+    /// digits would stay on the heap all the same).
+    pub fn paged(self, pages: Arc<dyn Pages>, start: usize, len: usize) -> Value {
+        if self.is_zero() || !self.is_only_copy() {
+            return self;
+        }
+        debug_assert!(pages.limbs()[start..start + len] == *self.numer_digits());
+        match Arc::try_unwrap(self.0) {
+            Ok(parts) => Value(Arc::new(Parts {
+                numer: Numer::Paged { pages, start, len },
+                odd: parts.odd,
+                twos: parts.twos,
+            })),
             Err(shared) => Value(shared),
         }
     }
@@ -194,9 +324,9 @@ impl Value {
         Value::new_raw(BigUint::one(), BigUint::one())
     }
 
-    /// The numerator.
-    pub fn numer(&self) -> &BigUint {
-        &self.0.numer
+    /// The numerator: borrowed where it is held, a copy where it is paged.
+    pub fn numer(&self) -> Cow<'_, BigUint> {
+        self.0.numer.big()
     }
 
     /// The denominator (positive): its odd part itself where it is odd, else made from
@@ -217,13 +347,13 @@ impl Value {
     pub fn is_one(&self) -> bool {
         // The lengths first: a denominator made whole (a shift) only when they agree.
         self.0.numer.bits() == self.0.odd.bits() + u64::from(self.0.twos)
-            && self.0.numer == *self.denom()
+            && *self.numer() == *self.denom()
     }
 
     /// 1 − v: the value of the colour-flipped position.
     pub fn complement(&self) -> Value {
         Value::from_parts(
-            &*self.denom() - &self.0.numer,
+            &*self.denom() - &*self.numer(),
             self.0.odd.clone(),
             self.0.twos,
         )
@@ -235,7 +365,7 @@ impl Value {
     /// of digits, which made up a fifth of a whole KBNvK probe.
     pub fn to_f64(&self) -> f64 {
         let (n, d) = (self.numer(), self.denom());
-        let d = &*d;
+        let (n, d) = (&*n, &*d);
         let (bn, bd) = (n.bits(), d.bits());
         if bn <= 1024 && bd <= 1024 {
             return self.to_ratio().to_f64().unwrap_or(0.0);
@@ -262,7 +392,7 @@ impl Value {
     /// truncated and marked with `…`.
     pub fn decimal(&self, digits: usize) -> String {
         let (n, d) = (self.numer(), self.denom());
-        let d = &*d;
+        let (n, d) = (&*n, &*d);
         // One division for all the places: floor(frac · 10^digits), and whether it is exact.
         let scaled = (n % d) * BigUint::from(10u8).pow(digits as u32);
         let (places, rest) = (&scaled / d, &scaled % d);
@@ -286,13 +416,48 @@ impl Value {
 
     /// The rational itself, as num-rational's type (a copy).
     pub fn to_ratio(&self) -> Ratio<BigUint> {
-        Ratio::new_raw(self.0.numer.clone(), self.denom().into_owned())
+        Ratio::new_raw(self.numer().into_owned(), self.denom().into_owned())
     }
 
     /// Compare exactly, with floating-point shadows `fa`, `fb` of `self` and `other`
     /// deciding where they are far apart (see [`arith::cmp_shadowed`]).
     pub fn cmp_shadowed(&self, fa: f64, other: &Value, fb: f64) -> Ordering {
         arith::cmp_shadowed(self, fa, other, fb)
+    }
+}
+
+/// A value as a hash key: equal where the values are (numerators and denominators, in
+/// lowest terms), hashed by the lengths and a few limbs of its numerator and odd part and
+/// its power of two (hashing thousands of digits would cost more than the lookups), paged
+/// numerators read in place.
+#[derive(Clone, Copy, Debug)]
+pub struct Key<'a>(pub &'a Value);
+
+impl PartialEq for Key<'_> {
+    fn eq(&self, other: &Key<'_>) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl Eq for Key<'_> {}
+
+impl std::hash::Hash for Key<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let outer = |digits: &mut dyn ExactSizeIterator<Item = u64>, state: &mut H| {
+            let n = digits.len();
+            n.hash(state);
+            for (i, d) in digits.enumerate() {
+                if i < 2 || i + 2 >= n {
+                    d.hash(state);
+                }
+            }
+        };
+        match &self.0.0.numer {
+            Numer::Held(n) => outer(&mut n.iter_u64_digits(), state),
+            paged => outer(&mut paged.digits().iter().copied(), state),
+        }
+        outer(&mut self.0.0.odd.iter_u64_digits(), state);
+        self.0.0.twos.hash(state);
     }
 }
 
@@ -315,9 +480,9 @@ impl From<Ratio<BigUint>> for Value {
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.0.twos == 0 && self.0.odd.is_one() {
-            f.pad(&self.0.numer.to_string())
+            f.pad(&self.numer().to_string())
         } else {
-            f.pad(&format!("{}/{}", self.0.numer, self.denom()))
+            f.pad(&format!("{}/{}", self.numer(), self.denom()))
         }
     }
 }
@@ -368,8 +533,8 @@ mod tests {
     /// The expansion digit by digit, as it was computed before: the oracle of the one
     /// division.
     fn long_division(v: &Value, digits: usize) -> String {
-        let d = v.denom();
-        let (n, d) = (v.numer(), &*d);
+        let (n, d) = (v.numer(), v.denom());
+        let (n, d) = (&*n, &*d);
         let mut rem = n % d;
         let mut out = format!("{}.", n / d);
         for _ in 0..digits {

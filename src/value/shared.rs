@@ -106,7 +106,7 @@ mod tests {
         // Fresh copies: a value held elsewhere too is left alone (see below).
         let mut shared: Vec<Value> = values
             .iter()
-            .map(|v| Value::new_raw(v.numer().clone(), v.denom().into_owned()))
+            .map(|v| Value::new_raw(v.numer().into_owned(), v.denom().into_owned()))
             .collect();
         let pool = Denominators::new();
         pool.share_all(&mut shared);

@@ -21,8 +21,8 @@ use super::arith::inverse_mod;
 /// Stern–Brocot descent on the continued fractions of the two ends.
 pub fn simplest_between(lo: &Value, hi: &Value) -> Value {
     assert!(lo <= hi, "simplest_between needs lo <= hi");
-    let (an, ad) = (lo.numer().clone(), lo.denom().into_owned());
-    let (bn, bd) = (hi.numer().clone(), hi.denom().into_owned());
+    let (an, ad) = (lo.numer().into_owned(), lo.denom().into_owned());
+    let (bn, bd) = (hi.numer().into_owned(), hi.denom().into_owned());
     descend(an, ad, bn, bd, Prefix::root()).0
 }
 
@@ -357,8 +357,8 @@ pub fn simplest_between_u128(
 /// The Stern–Brocot parents (L, R) of `s` in [0, 1]: None for an end that does not
 /// constrain (s = 0: both; s = 1: R).
 pub fn parents(s: &Value) -> (Option<Value>, Option<Value>) {
-    let q = s.denom();
-    let (p, q) = (s.numer(), &*q);
+    let (p, q) = (s.numer(), s.denom());
+    let (p, q) = (&*p, &*q);
     if p.is_zero() {
         return (None, None);
     }
@@ -445,7 +445,7 @@ mod tests {
             let y_over_e = (&y * &e) / &d;
             let (lo, hi) = (Value::new(x.clone(), d.clone()), Value::new(y_over_e.max(x.clone() * &e / &d), e));
             let (lo, hi) = if lo <= hi { (lo, hi) } else { (hi, lo) };
-            let parts = |v: &Value| (v.numer().clone(), v.denom().into_owned());
+            let parts = |v: &Value| (v.numer().into_owned(), v.denom().into_owned());
             let ((an, ad), (bn, bd)) = (parts(&lo), parts(&hi));
             let fast = descend_with(an.clone(), ad.clone(), bn.clone(), bd.clone(), Prefix::root(), true);
             let plain = descend_with(an, ad, bn, bd, Prefix::root(), false);
@@ -476,7 +476,7 @@ mod tests {
                 let want = simplest_between(lo, hi);
                 assert_eq!(
                     (BigUint::from(p), BigUint::from(q)),
-                    (want.numer().clone(), want.denom().into_owned())
+                    (want.numer().into_owned(), want.denom().into_owned())
                 );
             }
         }
@@ -499,7 +499,7 @@ mod tests {
         let (l, rr) = (l.unwrap(), rr.unwrap());
         assert!(l < r(7463, 8192) && r(7463, 8192) < rr);
         assert_eq!(&*l.denom() + &*rr.denom(), 8192u32.into());
-        assert_eq!(l.numer() + rr.numer(), 7463u32.into());
+        assert_eq!(&*l.numer() + &*rr.numer(), 7463u32.into());
     }
 
     /// Against the simplest-rational function itself, over every interval with ends of

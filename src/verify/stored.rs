@@ -134,7 +134,7 @@ fn lowest_terms(table: &Table, len: usize) -> Result<bool, Error> {
             let denominator = values[0].denom().into_owned();
             Ok::<bool, Error>(long::all_coprime(
                 &denominator,
-                values.iter().map(|v| v.numer().clone()),
+                values.iter().map(|v| v.numer().into_owned()),
             ))
         })
         .try_reduce(|| true, |a, b| Ok(a && b))
