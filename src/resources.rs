@@ -722,6 +722,29 @@ mod tests {
         assert!((20_000.0..26_000.0).contains(&bits), "{bits}");
     }
 
+    /// With the numerators paged past 2 GiB (2026-11-26, alone): 8x8 KNvKP's heap peaked
+    /// at 9,647 MiB (23.4 GiB held whole), covered within 1.6 times. Paging never raises
+    /// an estimate, and changes none whose values stay below the threshold.
+    #[test]
+    fn the_paged_estimate_covers_the_measured_peak() {
+        let m = |name: &str| name.parse::<Material>().unwrap();
+        let b8 = Board::new(8, 8).unwrap();
+        let paged = |name: &str| {
+            estimate_paged_solve_bytes(5_718_384, b8, &[m(name)], crate::progress::PAGE_ABOVE_BYTES)
+        };
+        let e = paged("KNvKP") >> 20;
+        assert!((9_647..15_435).contains(&e), "{e} MiB");
+        for name in ["KNvKN", "KPvKP", "KBvKN", "KQvKQ", "KRRvK"] {
+            let whole = estimate_solve_bytes(5_718_384, b8, &[m(name)]);
+            assert!(paged(name) <= whole, "{name}");
+        }
+        let small = estimate_solve_bytes(100_000, b8, &[m("KQvKQ")]);
+        assert_eq!(
+            estimate_paged_solve_bytes(100_000, b8, &[m("KQvKQ")], 1 << 30),
+            small
+        );
+    }
+
     /// Four men on 8x8, the heap's peak per job in the `--pieces 4` run of 2026-11-25 (the
     /// graph built run by run; the pawn materials with exits that never decide left
     /// unread; every table byte for byte the earlier run's). The materials with small
