@@ -353,6 +353,29 @@ mod tests {
         assert!(images.values()[5].is_paged());
     }
 
+    /// A directory that cannot take the file is an error naming the cause, and the values
+    /// stay held and whole.
+    #[test]
+    fn an_unwritable_directory_is_an_error_and_loses_nothing() {
+        let mut x = assorted();
+        // Copies, not clones: the values of `x` are their only copies.
+        let want: Vec<Value> = x
+            .iter()
+            .map(|v| Value::new(v.numer().into_owned(), v.denom().into_owned()))
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let mut shelf = Shelf::new(Filing {
+            dir: dir.path().join("missing"),
+            above: 0,
+        });
+        let all: Vec<u32> = (0..x.len() as u32).collect();
+        shelf.note(&mut x, &all).unwrap();
+        let e = shelf.flush(&mut x).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotFound, "{e}");
+        assert!(x.iter().all(|v| !v.is_paged()));
+        assert_eq!(x, want);
+    }
+
     /// Below the threshold nothing moves; past it, what is noted after it does.
     #[test]
     fn the_first_bytes_stay_held() {
