@@ -255,7 +255,11 @@ const PAGED_HELD_SHARE: f64 = 0.25;
 
 /// [`estimate_solve_bytes`] for a job whose exact evaluations page the numerators solved
 /// beyond their first `page_above` bytes (`crate::progress::Control::page_above`): of the
-/// large values' digits beyond those, [`PAGED_HELD_SHARE`] stays on the heap.
+/// large values' digits beyond those, [`PAGED_HELD_SHARE`] stays on the heap. Only jobs of
+/// four men or more count the paging: it was measured there (8x8 KNvKP, KNvKN); the
+/// three-man law counts numerators and denominators whole from runs before either was
+/// shared, and a three-man board beyond 12x12 has not been tried with it, so those keep
+/// their estimate (and 13x13 and larger are still refused).
 pub fn estimate_paged_solve_bytes(
     nodes: usize,
     board: Board,
@@ -297,7 +301,7 @@ pub fn estimate_paged_solve_bytes(
         .fold(0.0, f64::max);
     let large = nodes as f64 * per_node;
     let above = page_above as f64;
-    let large = if large > above {
+    let large = if four && large > above {
         above + (large - above) * PAGED_HELD_SHARE
     } else {
         large
