@@ -28,9 +28,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::value::arith::reduced;
+use crate::value::arith::{reduced, reduced_over};
 use crate::value::long::mul_signed;
-use crate::value::{Value, simplest_between};
+use crate::value::{Value, simplest_between, split};
 
 /// A non-negative rational that need not lie in [0, 1]: a right-hand side, the sum of the
 /// values of the targets outside a component (up to 2).
@@ -308,6 +308,10 @@ pub fn solve(
     }
 }
 
+/// Entries of a solution put in lowest terms together (one gcd between them: see
+/// [`reduced_over`]).
+const LOWEST_TERMS_CHUNK: usize = 64;
+
 /// Corrections gather in a short block folded into the long approximation every this many
 /// bits.
 const FOLD_BITS: u64 = 1024;
@@ -502,12 +506,16 @@ fn reconstruct(
     if !holds || t.iter().any(|v| v.is_negative()) {
         return Attempt::NotYet;
     }
-    let q = q.into_parts().1;
-    let x: Option<Vec<Value>> = t
-        .into_par_iter()
-        .map(|v| (!watch.stopping()).then(|| reduced(v.into_parts().1, q.clone())))
+    // Lowest terms: one gcd per chunk of entries over the common odd part of q.
+    let (odd, twos) = split(q.into_parts().1);
+    let t: Vec<BigUint> = t.into_iter().map(|v| v.into_parts().1).collect();
+    let x: Option<Vec<Vec<Value>>> = t
+        .par_chunks(LOWEST_TERMS_CHUNK)
+        .map(|chunk| (!watch.stopping()).then(|| reduced_over(chunk, &odd, twos)))
         .collect();
-    x.map_or(Attempt::Stopped, Attempt::Solved)
+    x.map_or(Attempt::Stopped, |parts| {
+        Attempt::Solved(parts.into_iter().flatten().collect())
+    })
 }
 
 /// Whether `x` satisfies every row exactly: `diag · x_i = rhs_i + Σ coef · x_j`.

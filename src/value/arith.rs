@@ -6,6 +6,7 @@
 //! floating-point shadows first and cross-multiply only where those come close.
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 use num_bigint::BigUint;
 use num_integer::Integer;
@@ -152,6 +153,30 @@ pub fn reduced(num: BigUint, den: BigUint) -> Value {
     }
 }
 
+/// `t / (odd · 2^twos)` in lowest terms for every numerator `t` of `numerators`, all over
+/// one denominator (a system's solution): the odd factors through one gcd for them all
+/// ([`long::gcds_with`]), the twos by trailing zeros. Where no odd factor cancels (nearly
+/// everywhere) a value holds `odd` itself, shared.
+pub fn reduced_over(numerators: &[BigUint], odd: &Arc<BigUint>, twos: u32) -> Vec<Value> {
+    let odd_gcds = long::gcds_with(odd, numerators);
+    numerators
+        .iter()
+        .zip(odd_gcds)
+        .map(|(t, g)| {
+            let Some(zeros) = t.trailing_zeros() else {
+                return Value::zero();
+            };
+            let shift = (zeros as u32).min(twos);
+            let t = t >> shift;
+            if g.is_one() {
+                Value::from_parts(t, odd.clone(), twos - shift)
+            } else {
+                Value::from_parts(t / &g, Arc::new(&**odd / &g), twos - shift)
+            }
+        })
+        .collect()
+}
+
 /// gcd(a, b) without a gcd when the two share their odd part (a = r·2^i, b = r·2^j: then
 /// it is r·2^min(i, j)), as the denominators of neighbouring values nearly always do.
 fn shared_odd_part(a: &BigUint, b: &BigUint) -> Option<BigUint> {
@@ -220,6 +245,43 @@ mod tests {
 
     fn same(a: &Value, b: &Value) -> bool {
         a.numer() == b.numer() && a.denom() == b.denom()
+    }
+
+    /// A system's numerators over one long denominator (odd part times a power of two)
+    /// reduced together equal each reduced alone: none cancelling, a short factor in some,
+    /// a long one, powers of two, zero and the whole; where nothing cancels the value holds
+    /// the shared odd part itself.
+    #[test]
+    fn reduced_over_equals_reduced_one_by_one() {
+        let (p, q) = (
+            long::test_number(9_000, 5) | BigUint::one(),
+            BigUint::from(3u8),
+        );
+        let long_factor = long::test_number(4_000, 6) | BigUint::one();
+        let odd = Arc::new(&p * &q * &long_factor);
+        let twos = 7;
+        let den: BigUint = &*odd << twos;
+        let plain = long::test_number(12_000, 9);
+        let numerators: Vec<BigUint> = vec![
+            &plain % &den,
+            (&plain * 3u8) % &den,
+            &long_factor * 11u8,
+            (&plain << 5u8) % &den,
+            BigUint::zero(),
+            den.clone(),
+            &q << 3u8,
+            BigUint::one(),
+        ];
+        for chunk in [&numerators[..], &numerators[..1], &numerators[2..3]] {
+            let together = reduced_over(chunk, &odd, twos);
+            for (t, v) in chunk.iter().zip(&together) {
+                let alone = Value::new(t.clone(), den.clone());
+                assert!(same(v, &alone), "{t} over the denominator");
+                if gcd(t, &odd).is_one() && !t.is_zero() {
+                    assert!(Arc::ptr_eq(v.shared_odd(), &odd));
+                }
+            }
+        }
     }
 
     #[test]

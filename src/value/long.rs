@@ -54,6 +54,31 @@ pub fn all_coprime(d: &BigUint, numerators: impl IntoIterator<Item = BigUint>) -
     product.gcd(d) == Natural::ONE
 }
 
+/// `gcd(t, r)` for every `t` of `numbers`, the way [`all_coprime`] checks coprimality: the
+/// product of the numbers modulo `r` shares with `r` every factor that any one of them
+/// does, so one gcd of that product with `r` (G) serves them all, and each number's gcd
+/// with r is its gcd with G, short where, as nearly always, few factors cancel. A
+/// system's values over one long denominator are put in lowest terms this way (a gcd each
+/// took a tenth of a 7x7 KNvKN run).
+pub fn gcds_with(r: &BigUint, numbers: &[BigUint]) -> Vec<BigUint> {
+    let rn = to_natural(r);
+    let naturals: Vec<Natural> = numbers.iter().map(to_natural).collect();
+    let product = naturals
+        .iter()
+        .fold(Natural::ONE % &rn, |p, n| (p * n) % &rn);
+    let common = product.gcd(&rn);
+    naturals
+        .into_iter()
+        .map(|n| {
+            if common == Natural::ONE {
+                BigUint::from(1u8)
+            } else {
+                from_natural((n % &common).gcd(&common))
+            }
+        })
+        .collect()
+}
+
 fn to_natural(a: &BigUint) -> Natural {
     Natural::from_owned_limbs_asc(a.to_u64_digits())
 }
