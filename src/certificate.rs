@@ -17,6 +17,7 @@
 
 use std::cmp::Ordering;
 
+use num_bigint::BigUint;
 use num_integer::Integer;
 use num_traits::Zero;
 use rayon::prelude::*;
@@ -116,6 +117,16 @@ fn equation_holds_with(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
     let (i, j, k) = (twos(x), twos(y), twos(z));
     let (ry, rz) = (&**y.shared_odd(), &**z.shared_odd());
     if ry != rz {
+        let rx = &**x.shared_odd();
+        // One target shares x's odd part (the other is nearly always an exit's short
+        // one): its difference with 2x is a shift and a subtraction, compared with the
+        // other by two products.
+        if rx == ry {
+            return difference_equals((xn, i), (yn, j), rx, (zn, k, rz));
+        }
+        if rx == rz {
+            return difference_equals((xn, i), (zn, k), rx, (yn, j, ry));
+        }
         let (xd, yd, zd) = (x.denom(), y.denom(), z.denom());
         let lhs = mul(&mul(&(xn << 1u8), &yd), &zd);
         let rhs = mul(&xd, &(mul(yn, &zd) + mul(zn, &yd)));
@@ -135,6 +146,28 @@ fn equation_holds_with(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
         }
     }
     (mul(xn, ry) << (m + 1)) == mul(&s, &x.denom())
+}
+
+/// Whether `2·x − y = z` for `x = xn / (r·2^i)`, `y = yn / (r·2^j)` (one odd part r) and
+/// `z = zn / (rz·2^k)`: `2x − y = u / (r·2^m)` with `m = max(i, j)` by shifts, then
+/// `u · rz · 2^k = zn · r · 2^m`.
+fn difference_equals(
+    (xn, i): (&BigUint, u64),
+    (yn, j): (&BigUint, u64),
+    r: &BigUint,
+    (zn, k, rz): (&BigUint, u64, &BigUint),
+) -> bool {
+    let m = i.max(j);
+    let (twice, other) = (xn << (m - i + 1), yn << (m - j));
+    if twice < other {
+        return false;
+    }
+    let (left, right) = (mul(&(twice - other), rz), mul(zn, r));
+    if k >= m {
+        (left << (k - m)) == right
+    } else {
+        left == (right << (m - k))
+    }
 }
 
 /// The positions whose equation fails, in increasing order, checked exactly: the
@@ -689,6 +722,13 @@ mod tests {
             ([v(1, 3), v(1, 3), v(1, 3)], true),
             ([v(5, 12), v(1, 3), v(1, 2)], true),
             ([v(5, 12), v(1, 3), v(2, 3)], false),
+            // x's odd part 15 shared with one target only (the other's is 3).
+            ([v(7, 30), v(2, 15), v(1, 3)], true),
+            ([v(7, 30), v(1, 3), v(2, 15)], true),
+            ([v(7, 60), v(1, 15), v(1, 6)], true),
+            ([v(7, 30), v(2, 15), v(2, 3)], false),
+            // 2x less the shared target is negative.
+            ([v(1, 30), v(2, 15), v(1, 3)], false),
         ];
         for (values, holds) in cases {
             let g = images_of(values.to_vec());
