@@ -27,7 +27,7 @@ use super::strategy::Strategies;
 use super::{Bound, Event, Game, Progress, SolveError};
 use crate::graph::{Adjacency, Graph};
 use crate::value::Value;
-use crate::value::arith::mean;
+use crate::value::arith::{Mean, PendingMean, finish_means, mean_or_pending};
 use crate::value::shared::Denominators;
 
 /// What one evaluation did.
@@ -365,6 +365,13 @@ enum Outcome {
     Failed(String),
 }
 
+/// A component's outcome, or a position's mean waiting for its lowest terms with the
+/// level's others.
+enum Step {
+    Done(Outcome),
+    Pending(u32, PendingMean),
+}
+
 /// [`evaluate`], resuming from `from` (systems solved and under way, matched by their
 /// member lists; the rest is ignored), handing its progress to `save` when `keeper` says
 /// the run is stopping or a save is due. With `filing`, the numerators of the values
@@ -518,18 +525,21 @@ fn solve_level(
             taken.insert(c, Mutex::new(Some(t)));
         }
     }
-    level
+    let steps: Vec<Step> = level
         .par_iter()
         .with_min_len(64)
         .map(|&c| {
             let part = chain.part(c);
             let from = match taken.get(&c).and_then(|t| t.lock().ok()?.take()) {
-                Some(Taken::Solved(values)) => return Outcome::Solved(values),
+                Some(Taken::Solved(values)) => return Step::Done(Outcome::Solved(values)),
                 Some(Taken::Running(state)) => Some(state),
                 None => None,
             };
-            if part.len() > 1 && from.is_none() && keeper.stopping() {
-                return Outcome::Skipped;
+            if let ([p], None) = (part, &from) {
+                return solve_singleton(*p, strategies, x);
+            }
+            if from.is_none() && keeper.stopping() {
+                return Step::Done(Outcome::Skipped);
             }
             let watch = SystemWatch {
                 keeper,
@@ -539,20 +549,59 @@ fn solve_level(
                 x,
                 save,
             };
-            match solve_component(part, strategies, x, &chain.comp_of, c, from, &watch) {
-                Ok(values) => Outcome::Solved(values),
-                Err(LinearError::Stopped(state)) => Outcome::Stopped(*state),
-                Err(LinearError::Failed(why)) => Outcome::Failed(why),
-            }
+            Step::Done(
+                match solve_component(part, strategies, x, &chain.comp_of, c, from, &watch) {
+                    Ok(values) => Outcome::Solved(values),
+                    Err(LinearError::Stopped(state)) => Outcome::Stopped(*state),
+                    Err(LinearError::Failed(why)) => Outcome::Failed(why),
+                },
+            )
         })
-        .collect()
+        .collect();
+    finish_pending(steps)
+}
+
+/// The level's outcomes, its means waiting for their lowest terms finished together.
+fn finish_pending(steps: Vec<Step>) -> Vec<Outcome> {
+    let mut outcomes = Vec::with_capacity(steps.len());
+    let (mut places, mut pending) = (Vec::new(), Vec::new());
+    for step in steps {
+        match step {
+            Step::Done(outcome) => outcomes.push(outcome),
+            Step::Pending(p, m) => {
+                places.push((outcomes.len(), p));
+                pending.push(m);
+                outcomes.push(Outcome::Skipped);
+            }
+        }
+    }
+    for ((i, p), v) in places.into_iter().zip(finish_means(pending)) {
+        outcomes[i] = Outcome::Solved((vec![(p, v)], 0));
+    }
+    outcomes
 }
 
 /// A component's (position, value) pairs and the refinement bits its system used.
 type Solved = (Vec<(u32, Value)>, u64);
 
-/// The exact values of one component's positions, given the values of everything it leads
-/// to outside itself.
+/// The value of a component of one position `p`, given the values it leads to: a mean, or
+/// a mean waiting for its lowest terms with the level's others ([`finish_means`]).
+fn solve_singleton(p: u32, strategies: &Strategies, x: &[Value]) -> Step {
+    let (w, b) = (strategies.white[p as usize], strategies.black[p as usize]);
+    let solved = |v: Value| Step::Done(Outcome::Solved((vec![(p, v)], 0)));
+    // A move that stays in place: x = (x + y) / 2 means x = y.
+    match (w == p, b == p) {
+        (true, false) => solved(x[b as usize].clone()),
+        (false, true) => solved(x[w as usize].clone()),
+        _ => match mean_or_pending(&x[w as usize], &x[b as usize]) {
+            Mean::Done(v) => solved(v),
+            Mean::Pending(m) => Step::Pending(p, m),
+        },
+    }
+}
+
+/// The exact values of one component's positions (more than one), given the values of
+/// everything it leads to outside itself.
 fn solve_component(
     part: &[u32],
     strategies: &Strategies,
@@ -563,17 +612,6 @@ fn solve_component(
     watch: &dyn linear::Watch,
 ) -> Result<Solved, LinearError> {
     let inside = |t: u32| comp_of.get(t as usize) == Some(&c);
-    if let [p] = part {
-        let p = *p;
-        let (w, b) = (strategies.white[p as usize], strategies.black[p as usize]);
-        // A move that stays in place: x = (x + y) / 2 means x = y.
-        let v = match (w == p, b == p) {
-            (true, false) => x[b as usize].clone(),
-            (false, true) => x[w as usize].clone(),
-            _ => mean(&x[w as usize], &x[b as usize]),
-        };
-        return Ok((vec![(p, v)], 0));
-    }
     let mut rows = Vec::with_capacity(part.len());
     let mut rhs = Vec::with_capacity(part.len());
     let mut local_of = std::collections::HashMap::with_capacity(part.len());

@@ -158,7 +158,7 @@ pub fn reduced(num: BigUint, den: BigUint) -> Value {
 /// ([`long::gcds_with`]), the twos by trailing zeros. Where no odd factor cancels (nearly
 /// everywhere) a value holds `odd` itself, shared.
 pub fn reduced_over(numerators: &[BigUint], odd: &Arc<BigUint>, twos: u32) -> Vec<Value> {
-    let odd_gcds = long::gcds_with(odd, numerators);
+    let odd_gcds = long::gcds_with(odd, &numerators.iter().collect::<Vec<_>>());
     numerators
         .iter()
         .zip(odd_gcds)
@@ -188,20 +188,122 @@ fn shared_odd_part(a: &BigUint, b: &BigUint) -> Option<BigUint> {
 /// `(a + b) / 2` in lowest terms (Knuth's addition: one gcd of the denominators, one of
 /// the numerator with it).
 pub fn mean(a: &Value, b: &Value) -> Value {
+    match mean_or_pending(a, b) {
+        Mean::Done(v) => v,
+        Mean::Pending(p) => {
+            let h = gcd(&p.t, &p.g_odd);
+            finish_mean(&p, &h)
+        }
+    }
+}
+
+/// A mean `(a + b) / 2` taken but for its lowest terms: it is half of `t / den`, and every
+/// factor that t and den share divides `g_odd · 2^g_twos` (Knuth's addition), a long odd
+/// part of the operands' denominators. The gcd of t with it, nearly always 1 and the
+/// dearest part of a mean of long values (a fifth of a 7x7 KNvKN run), is taken for many
+/// pending means over one odd part at once ([`finish_means`]).
+pub struct PendingMean {
+    t: BigUint,
+    den: BigUint,
+    g_odd: Arc<BigUint>,
+    g_twos: u64,
+}
+
+/// A mean, finished or waiting for its lowest terms.
+pub enum Mean {
+    /// The mean in lowest terms.
+    Done(Value),
+    /// The mean but for one gcd with a long odd part.
+    Pending(PendingMean),
+}
+
+/// `(a + b) / 2`: in lowest terms as [`mean`] gives it where the denominators share no
+/// long odd factor, else [`Mean::Pending`].
+pub fn mean_or_pending(a: &Value, b: &Value) -> Mean {
     let (na, da, nb, db) = (a.numer(), a.denom(), b.numer(), b.denom());
     let (na, da, nb, db) = (&*na, &*da, &*nb, &*db);
+    let pending = |t: BigUint, den: BigUint, g_odd: Arc<BigUint>, g_twos: u64| {
+        Mean::Pending(PendingMean {
+            t,
+            den,
+            g_odd,
+            g_twos,
+        })
+    };
     if da == db {
-        return reduced(na + nb, da << 1);
+        if a.shared_odd().bits() < long::LONG_GCD {
+            return Mean::Done(reduced(na + nb, da << 1));
+        }
+        return pending(na + nb, da.clone(), a.shared_odd().clone(), a.twos().into());
     }
     let g = shared_odd_part(da, db).unwrap_or_else(|| gcd(da, db));
-    let (num, den) = if g.is_one() {
-        (mul(na, db) + mul(nb, da), mul(da, db))
-    } else {
-        let t = mul(na, &(db / &g)) + mul(nb, &(da / &g));
+    if g.is_one() {
+        return Mean::Done(halved(mul(na, db) + mul(nb, da), mul(da, db)));
+    }
+    let t = mul(na, &(db / &g)) + mul(nb, &(da / &g));
+    let g_twos = g.trailing_zeros().unwrap_or(0);
+    if g.bits() - g_twos < long::LONG_GCD {
         let g2 = gcd(&t, &g);
-        (&t / &g2, mul(&(da / &g), &(db / &g2)))
+        return Mean::Done(halved(&t / &g2, mul(&(da / &g), &(db / &g2))));
+    }
+    let g_odd = &g >> g_twos;
+    // The key of the batch: one of the operands' shared odd parts where it is g's.
+    let g_odd = [a.shared_odd(), b.shared_odd()]
+        .into_iter()
+        .find(|r| ***r == g_odd)
+        .cloned()
+        .unwrap_or_else(|| Arc::new(g_odd));
+    pending(t, mul(&(da / &g), db), g_odd, g_twos)
+}
+
+/// The pending means in lowest terms, in their order: those over one odd part 64 at a
+/// time, with one gcd between them ([`long::gcds_with`]), in parallel.
+pub fn finish_means(pending: Vec<PendingMean>) -> Vec<Value> {
+    use rayon::prelude::*;
+    let mut groups: std::collections::HashMap<*const BigUint, Vec<usize>> =
+        std::collections::HashMap::new();
+    for (i, p) in pending.iter().enumerate() {
+        groups.entry(Arc::as_ptr(&p.g_odd)).or_default().push(i);
+    }
+    let chunks: Vec<&[usize]> = groups
+        .values()
+        .flat_map(|members| members.chunks(FINISH_CHUNK))
+        .collect();
+    let finished: Vec<(usize, Value)> = chunks
+        .par_iter()
+        .flat_map_iter(|chunk| {
+            let odd = &pending[chunk[0]].g_odd;
+            let ts: Vec<&BigUint> = chunk.iter().map(|&i| &pending[i].t).collect();
+            let gcds = long::gcds_with(odd, &ts);
+            chunk
+                .iter()
+                .zip(gcds)
+                .map(|(&i, h)| (i, finish_mean(&pending[i], &h)))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut values = vec![Value::zero(); pending.len()];
+    for (i, v) in finished {
+        values[i] = v;
+    }
+    values
+}
+
+/// Pending means over one odd part finished together.
+const FINISH_CHUNK: usize = 64;
+
+/// Half of `t / den` in lowest terms, given `h = gcd(t, g_odd)`.
+fn finish_mean(p: &PendingMean, h: &BigUint) -> Value {
+    let Some(zeros) = p.t.trailing_zeros() else {
+        return Value::zero();
     };
-    halved(num, den)
+    let shift = zeros.min(p.g_twos);
+    let (t, den) = if h.is_one() {
+        (&p.t >> shift, &p.den >> shift)
+    } else {
+        ((&p.t / h) >> shift, (&p.den / h) >> shift)
+    };
+    halved(t, den)
 }
 
 /// Half of `num / den`, which is in lowest terms, in lowest terms.
@@ -281,6 +383,58 @@ mod tests {
                     assert!(Arc::ptr_eq(v.shared_odd(), &odd));
                 }
             }
+        }
+    }
+
+    /// Means of long values whose denominators share a long odd part (equal, or one a
+    /// multiple of the other), waiting and finished together in one batch or alone, equal
+    /// rational arithmetic, also where a factor cancels (3 or 5 here) and where the sum is
+    /// 0 or 1.
+    #[test]
+    fn pending_means_finish_as_rational_arithmetic() {
+        let big = long::test_number(long::LONG_GCD + 500, 3) | BigUint::one();
+        let r = Arc::new(&big * 15u8);
+        let value = |n: BigUint, odd: &Arc<BigUint>, twos: u32| Value::new(n, &**odd << twos);
+        let r7 = Arc::new(&*r * 7u8);
+        let pairs = [
+            (
+                value(BigUint::one(), &r, 3),
+                value(BigUint::from(2u8), &r, 3),
+            ),
+            (
+                value(BigUint::from(4u8), &r, 2),
+                value(BigUint::from(11u8), &r, 5),
+            ),
+            (
+                value(BigUint::one(), &r, 0),
+                value(BigUint::from(2u8), &r7, 1),
+            ),
+            (value(&big * 2u8, &r, 1), value(BigUint::from(7u8), &r7, 4)),
+            (Value::zero(), value(BigUint::from(5u8), &r, 0)),
+            (value(&*r - 1u8, &r, 0), value(BigUint::one(), &r, 0)),
+        ];
+        let want: Vec<Value> = pairs
+            .iter()
+            .map(|(a, b)| {
+                Value::from(
+                    (a.to_ratio() + b.to_ratio()) / num_rational::Ratio::from_integer(2u8.into()),
+                )
+            })
+            .collect();
+        let mut done = Vec::new();
+        let mut pending = Vec::new();
+        for (i, (a, b)) in pairs.iter().enumerate() {
+            assert!(same(&mean(a, b), &want[i]), "mean {i}");
+            match mean_or_pending(a, b) {
+                Mean::Done(v) => done.push((i, v)),
+                Mean::Pending(p) => pending.push((i, p)),
+            }
+        }
+        assert!(pending.len() >= 4, "the long means wait");
+        let (places, waiting): (Vec<usize>, Vec<PendingMean>) = pending.into_iter().unzip();
+        let finished = finish_means(waiting);
+        for (i, v) in places.into_iter().zip(finished).chain(done) {
+            assert!(same(&v, &want[i]), "pending mean {i}");
         }
     }
 

@@ -60,9 +60,9 @@ pub fn all_coprime(d: &BigUint, numerators: impl IntoIterator<Item = BigUint>) -
 /// with r is its gcd with G, short where, as nearly always, few factors cancel. A
 /// system's values over one long denominator are put in lowest terms this way (a gcd each
 /// took a tenth of a 7x7 KNvKN run).
-pub fn gcds_with(r: &BigUint, numbers: &[BigUint]) -> Vec<BigUint> {
+pub fn gcds_with(r: &BigUint, numbers: &[&BigUint]) -> Vec<BigUint> {
     let rn = to_natural(r);
-    let naturals: Vec<Natural> = numbers.iter().map(to_natural).collect();
+    let naturals: Vec<Natural> = numbers.iter().map(|n| to_natural(n)).collect();
     let product = naturals
         .iter()
         .fold(Natural::ONE % &rn, |p, n| (p * n) % &rn);
