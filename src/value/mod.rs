@@ -129,14 +129,64 @@ impl Numer {
     }
 
     fn cmp(&self, other: &Numer) -> Ordering {
+        // A held numerator's limbs are read in place, not copied.
         match (self, other) {
             (Numer::Held(a), Numer::Held(b)) => a.cmp(b),
-            _ => {
-                let (a, b) = (self.digits(), other.digits());
-                a.len()
-                    .cmp(&b.len())
-                    .then_with(|| a.iter().rev().cmp(b.iter().rev()))
+            (Numer::Held(a), paged) => {
+                cmp_limbs(a.iter_u64_digits(), paged.digits().iter().copied())
             }
+            (paged, Numer::Held(b)) => {
+                cmp_limbs(paged.digits().iter().copied(), b.iter_u64_digits())
+            }
+            (a, b) => cmp_limbs(a.digits().iter().copied(), b.digits().iter().copied()),
+        }
+    }
+}
+
+/// Two numbers compared by their limbs, least significant first, without leading zero limbs.
+fn cmp_limbs<A, B>(a: A, b: B) -> Ordering
+where
+    A: DoubleEndedIterator<Item = u64> + ExactSizeIterator,
+    B: DoubleEndedIterator<Item = u64> + ExactSizeIterator,
+{
+    a.len().cmp(&b.len()).then_with(|| a.rev().cmp(b.rev()))
+}
+
+/// `(floor(x / 2^s), s)` with `s = max(0, bits − 64)`: the top 64 bits of the number whose
+/// limbs, least significant first and without leading zero limbs, are `limbs`.
+fn top_bits<I>(limbs: I) -> (u64, u64)
+where
+    I: DoubleEndedIterator<Item = u64> + ExactSizeIterator,
+{
+    let n = limbs.len() as u64;
+    let mut from_top = limbs.rev();
+    let (high, low) = (from_top.next().unwrap_or(0), from_top.next().unwrap_or(0));
+    if n <= 1 {
+        return (high, 0);
+    }
+    let zeros = high.leading_zeros();
+    let top = if zeros == 0 {
+        high
+    } else {
+        (high << zeros) | (low >> (64 - zeros))
+    };
+    (top, 64 * (n - 1) - u64::from(zeros))
+}
+
+/// The outer limbs of a number, least significant first, and their count, into a hash:
+/// `outer` at each end (hashing thousands of digits for every lookup would cost more than
+/// the lookups).
+pub(crate) fn hash_outer_limbs<H: std::hash::Hasher>(
+    limbs: impl ExactSizeIterator<Item = u64>,
+    outer: usize,
+    state: &mut H,
+) {
+    use std::hash::Hash;
+    let n = limbs.len();
+    n.hash(state);
+    for (i, d) in limbs.enumerate() {
+        if i < outer || i + outer >= n {
+            d.hash(state);
         }
     }
 }
@@ -364,23 +414,19 @@ impl Value {
     /// are read from their leading 64 bits: correct rounding divides numbers of thousands
     /// of digits, which made up a fifth of a whole KBNvK probe.
     pub fn to_f64(&self) -> f64 {
-        let (n, d) = (self.numer(), self.denom());
-        let (n, d) = (&*n, &*d);
-        let (bn, bd) = (n.bits(), d.bits());
-        if bn <= 1024 && bd <= 1024 {
+        let d = self.denom();
+        if self.numer_bits() <= 1024 && d.bits() <= 1024 {
             return self.to_ratio().to_f64().unwrap_or(0.0);
         }
-        // x = top(x)·2^(bits − 64) up to 2⁻⁶³ relative; three roundings of 2⁻⁵³ follow.
-        let top = |x: &BigUint, bits: u64| {
-            let shift = bits.saturating_sub(64);
-            (
-                (x >> shift).to_u64().unwrap_or(u64::MAX) as f64,
-                shift as i64,
-            )
+        // x = top(x)·2^(bits − 64) up to 2⁻⁶³ relative; three roundings of 2⁻⁵³ follow. A
+        // paged numerator's top limbs are read in place.
+        let (tn, sn) = match &self.0.numer {
+            Numer::Held(n) => top_bits(n.iter_u64_digits()),
+            paged => top_bits(paged.digits().iter().copied()),
         };
-        let ((tn, sn), (td, sd)) = (top(n, bn), top(d, bd));
-        let e = (sn - sd).clamp(i32::MIN as i64, i32::MAX as i64) as i32;
-        tn / td * 2f64.powi(e)
+        let (td, sd) = top_bits(d.iter_u64_digits());
+        let e = (sn as i64 - sd as i64).clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+        tn as f64 / td as f64 * 2f64.powi(e)
     }
 
     /// `p/q` in lowest terms, with `1/1` and `0/1` at the ends (the JSON form).
@@ -443,20 +489,11 @@ impl Eq for Key<'_> {}
 
 impl std::hash::Hash for Key<'_> {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        let outer = |digits: &mut dyn ExactSizeIterator<Item = u64>, state: &mut H| {
-            let n = digits.len();
-            n.hash(state);
-            for (i, d) in digits.enumerate() {
-                if i < 2 || i + 2 >= n {
-                    d.hash(state);
-                }
-            }
-        };
         match &self.0.0.numer {
-            Numer::Held(n) => outer(&mut n.iter_u64_digits(), state),
-            paged => outer(&mut paged.digits().iter().copied(), state),
+            Numer::Held(n) => hash_outer_limbs(n.iter_u64_digits(), 2, state),
+            paged => hash_outer_limbs(paged.digits().iter().copied(), 2, state),
         }
-        outer(&mut self.0.0.odd.iter_u64_digits(), state);
+        hash_outer_limbs(self.0.0.odd.iter_u64_digits(), 2, state);
         self.0.0.twos.hash(state);
     }
 }
@@ -490,6 +527,19 @@ impl fmt::Display for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The top 64 bits read from the limbs equal those of a shifted copy, at every length
+    /// around a limb's boundary.
+    #[test]
+    fn top_bits_equal_a_shifted_copy() {
+        for bits in [1u64, 5, 63, 64, 65, 127, 128, 129, 1000, 4096] {
+            let x = long::test_number(bits, bits + 3);
+            let shift = bits.saturating_sub(64);
+            let want = ((&x >> shift).to_u64().unwrap(), shift);
+            assert_eq!(top_bits(x.iter_u64_digits()), want, "{bits} bits");
+        }
+        assert_eq!(top_bits(BigUint::zero().iter_u64_digits()), (0, 0));
+    }
 
     /// Long values are read from their leading bits: within 2⁻⁵⁰ of the correctly rounded
     /// f64, on both sides of the 1,024-bit switch, for values near 0, ½ and 1.

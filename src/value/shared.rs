@@ -25,14 +25,7 @@ struct Key(Arc<BigUint>);
 
 impl Hash for Key {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        let digits = self.0.iter_u64_digits();
-        let n = digits.len();
-        n.hash(state);
-        for (i, d) in self.0.iter_u64_digits().enumerate() {
-            if i < 4 || i + 4 >= n {
-                d.hash(state);
-            }
-        }
+        super::hash_outer_limbs(self.0.iter_u64_digits(), 4, state);
     }
 }
 
