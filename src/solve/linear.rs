@@ -176,8 +176,7 @@ pub fn solve(
     // of the corrections, not of the whole approximation.
     let mut block = vec![BigInt::zero(); m];
     let mut block_bits: u64 = 0;
-    let mut d = vec![0.0f64; m];
-    let sweeps = sweep_rows(rows);
+    let mut sweeper = Sweeper::new(rows);
     let fold = |high: &mut Vec<BigInt>, block: &mut Vec<BigInt>, bits: &mut u64| {
         high.par_iter_mut()
             .zip(block.par_iter_mut())
@@ -255,11 +254,12 @@ pub fn solve(
             watch.snapshot(&state);
             (high, r) = (state.y, state.r);
         }
-        let rf: Vec<f64> = r.iter().map(|v| scaled(v, e)).collect();
-        d.iter_mut().for_each(|v| *v = 0.0);
-        stats.sweeps += gauss_seidel(&sweeps, &rf, &mut d) as u64;
-        let growth = d.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-        let dy: Vec<BigInt> = d.par_iter().map(|&v| round_scaled(v, e + step)).collect();
+        stats.sweeps += sweeper.solve(&r, e) as u64;
+        let growth = sweeper.growth();
+        let dy: Vec<BigInt> = (0..m)
+            .into_par_iter()
+            .map(|i| round_scaled(sweeper.d(i), e + step))
+            .collect();
         // y ← 2^step · y + dy and R ← 2^step · R − A · dy.
         // In place: additions rather than products by the coefficients (1 or 2).
         block.par_iter_mut().zip(&dy).for_each(|(b, dyi)| {
@@ -326,10 +326,10 @@ const FOLD_BITS: u64 = 1024;
 /// The largest number of bits a refinement round adds.
 const MAX_STEP: u64 = 48;
 
-/// A row as a Gauss–Seidel sweep reads it: `d_i = r_i·inv + w_0·d[j_0] + w_1·d[j_1]`,
+/// A row as a Gauss–Seidel sweep reads it: `d_p = r_p·inv + w_0·d[j_0] + w_1·d[j_1]`,
 /// the weights `coef / diag` and `inv = 1 / diag` (powers of two, so the sweep computes
 /// exactly what dividing the sum by the diagonal would), an absent term of weight 0:
-/// no branch and no division in the innermost loop.
+/// no branch and no division in the innermost loop. Indices are places in the sweep order.
 #[derive(Clone, Copy)]
 struct SweepRow {
     j: [u32; 2],
@@ -337,23 +337,110 @@ struct SweepRow {
     inv: f32,
 }
 
-fn sweep_rows(rows: &[Row]) -> Vec<SweepRow> {
-    rows.iter()
-        .enumerate()
-        .map(|(i, row)| {
-            let inv = 1.0 / row.diag as f32;
-            let mut sweep = SweepRow {
-                j: [i as u32; 2],
-                w: [0.0; 2],
-                inv,
-            };
-            for (k, &(j, coef)) in row.terms().iter().enumerate() {
-                sweep.j[k] = j;
-                sweep.w[k] = coef as f32 * inv;
+/// The floating-point solve of a round, `rows · d ≈ R / 2^e`, by Gauss–Seidel with the rows
+/// renumbered in the order it sweeps them: a depth-first postorder of the rows' targets
+/// ([`postorder`]), so that a row reads its targets' values of the same sweep, except
+/// along the walk's back edges (6x6 KNvKN's largest system: 13,808 → 9,110 sweeps to the
+/// same solution), and nearby in memory.
+struct Sweeper {
+    /// `place[i]`: where row `i` comes in a sweep.
+    place: Vec<u32>,
+    /// `order[p]`: the row swept `p`-th.
+    order: Vec<u32>,
+    /// The rows in sweep order.
+    rows: Vec<SweepRow>,
+    /// The right-hand side `R / 2^e`, in sweep order.
+    r: Vec<f64>,
+    /// The correction, in sweep order.
+    d: Vec<f64>,
+}
+
+impl Sweeper {
+    fn new(rows: &[Row]) -> Sweeper {
+        let order = postorder(rows);
+        let mut place = vec![0u32; rows.len()];
+        for (p, &i) in order.iter().enumerate() {
+            place[i as usize] = p as u32;
+        }
+        let rows: Vec<SweepRow> = order
+            .iter()
+            .enumerate()
+            .map(|(p, &i)| {
+                let row = &rows[i as usize];
+                let inv = 1.0 / row.diag as f32;
+                let mut sweep = SweepRow {
+                    j: [p as u32; 2],
+                    w: [0.0; 2],
+                    inv,
+                };
+                for (k, &(j, coef)) in row.terms().iter().enumerate() {
+                    sweep.j[k] = place[j as usize];
+                    sweep.w[k] = coef as f32 * inv;
+                }
+                sweep
+            })
+            .collect();
+        let m = rows.len();
+        Sweeper {
+            place,
+            order,
+            rows,
+            r: vec![0.0; m],
+            d: vec![0.0; m],
+        }
+    }
+
+    /// Solve `rows · d ≈ R / 2^e` from `d = 0`; the sweeps it took.
+    fn solve(&mut self, residual: &[BigInt], e: u64) -> u32 {
+        for (r, &i) in self.r.iter_mut().zip(&self.order) {
+            *r = scaled(&residual[i as usize], e);
+        }
+        self.d.iter_mut().for_each(|v| *v = 0.0);
+        gauss_seidel(&self.rows, &self.r, &mut self.d)
+    }
+
+    /// Row `i`'s correction.
+    fn d(&self, i: usize) -> f64 {
+        self.d[self.place[i] as usize]
+    }
+
+    /// The largest correction.
+    fn growth(&self) -> f64 {
+        self.d.iter().fold(0.0f64, |a, v| a.max(v.abs()))
+    }
+}
+
+/// The rows in a depth-first postorder of the graph of their targets (from each row not
+/// yet reached, in index order; targets in the row's order): every row comes after the
+/// targets its walk reached first, so only the targets of back edges (rows still on the
+/// walk's path) come after it.
+fn postorder(rows: &[Row]) -> Vec<u32> {
+    let m = rows.len();
+    let mut reached = vec![false; m];
+    let mut order = Vec::with_capacity(m);
+    // The walk's path: (row, how many of its targets were looked at).
+    let mut path: Vec<(u32, u8)> = Vec::new();
+    for root in 0..m {
+        if reached[root] {
+            continue;
+        }
+        reached[root] = true;
+        path.push((root as u32, 0));
+        while let Some((v, looked)) = path.last_mut() {
+            let row = &rows[*v as usize];
+            if let Some(&(j, _)) = row.terms().get(*looked as usize) {
+                *looked += 1;
+                if !reached[j as usize] {
+                    reached[j as usize] = true;
+                    path.push((j, 0));
+                }
+            } else {
+                order.push(*v);
+                path.pop();
             }
-            sweep
-        })
-        .collect()
+        }
+    }
+    order
 }
 
 /// Gauss–Seidel on `rows · d = r` from `d`, until a sweep moves nothing by more than 2⁻⁵⁰
@@ -595,6 +682,79 @@ mod tests {
         };
         r.off[..off.len()].copy_from_slice(off);
         r
+    }
+
+    /// Rows with no cycle whose numbering is not their order: see the comment inside.
+    fn acyclic_rows(m: u32) -> Vec<Row> {
+        // Row at rank r targets the rows at ranks r+1 and 2r+1 (a DAG by rank); rank r is
+        // row (r · 37) mod m, m prime to 37, so indices and ranks disagree.
+        let row_of = |rank: u32| (rank * 37) % m;
+        let mut rows = vec![row(2, &[]); m as usize];
+        for rank in 0..m {
+            let targets: Vec<(u32, u8)> = [rank + 1, 2 * rank + 1]
+                .into_iter()
+                .filter(|&t| t < m)
+                .map(|t| (row_of(t), 1))
+                .collect();
+            rows[row_of(rank) as usize] = row(2, &targets);
+        }
+        rows
+    }
+
+    #[test]
+    fn the_sweep_order_puts_targets_first_where_there_is_no_cycle() {
+        let m = 101;
+        let rows = acyclic_rows(m);
+        let order = postorder(&rows);
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..m).collect::<Vec<_>>());
+        let sweeper = Sweeper::new(&rows);
+        for (i, row) in rows.iter().enumerate() {
+            for &(j, _) in row.terms() {
+                assert!(sweeper.place[j as usize] < sweeper.place[i], "{i} -> {j}");
+            }
+        }
+    }
+
+    /// Without a cycle one sweep in this order is the solution (the second sees no
+    /// change), where index order needs many.
+    #[test]
+    fn gauss_seidel_in_sweep_order_solves_an_acyclic_system_in_one_sweep() {
+        let m = 101u32;
+        let rows = acyclic_rows(m);
+        let residual: Vec<BigInt> = (0..m).map(|i| BigInt::from(i % 5 + 1)).collect();
+        let mut sweeper = Sweeper::new(&rows);
+        assert_eq!(sweeper.solve(&residual, 3), 2);
+        // Each row's equation holds in floats: 2 d_i = r_i / 8 + Σ d_j.
+        for (i, row) in rows.iter().enumerate() {
+            let sum: f64 = row
+                .terms()
+                .iter()
+                .map(|&(j, _)| sweeper.d(j as usize))
+                .sum();
+            let want = (residual[i].to_f64().unwrap() / 8.0 + sum) / 2.0;
+            assert!((sweeper.d(i) - want).abs() <= 1e-15 * want.abs(), "row {i}");
+        }
+        // Index order, for comparison, needs more sweeps on the same rows.
+        let plain: Vec<SweepRow> = rows
+            .iter()
+            .map(|row| {
+                let mut s = SweepRow {
+                    j: [0; 2],
+                    w: [0.0; 2],
+                    inv: 0.5,
+                };
+                for (k, &(j, _)) in row.terms().iter().enumerate() {
+                    s.j[k] = j;
+                    s.w[k] = 0.5;
+                }
+                s
+            })
+            .collect();
+        let r: Vec<f64> = residual.iter().map(|v| v.to_f64().unwrap() / 8.0).collect();
+        let mut d = vec![0.0; m as usize];
+        assert!(gauss_seidel(&plain, &r, &mut d) > 2);
     }
 
     /// x0 = (1 + x1)/2, x1 = (x0 + 0)/2: x0 = 2/3, x1 = 1/3.
