@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 
@@ -22,6 +23,18 @@ use crate::value::Value;
 /// failed one that was not accepted. All files of the job or none: a failure (a full
 /// disk) leaves the previous tables intact. Returns how many files were written.
 pub fn write_tables(sol: &Solution, dir: &Path, accept_failed: bool) -> Result<usize, Error> {
+    write_job(sol, dir, accept_failed, Vec::new())
+}
+
+/// [`write_tables`], with other files of the job (its materials' records) in the same
+/// group, put in place before the tables: a run stopped between two renames leaves no
+/// table without its record (a continued run keeps a table it finds and reads its record).
+fn write_job(
+    sol: &Solution,
+    dir: &Path,
+    accept_failed: bool,
+    first: Vec<(PathBuf, Vec<u8>)>,
+) -> Result<usize, Error> {
     let Some(contents) = report::table_contents(sol) else {
         return Ok(0);
     };
@@ -34,14 +47,17 @@ pub fn write_tables(sol: &Solution, dir: &Path, accept_failed: bool) -> Result<u
         .iter()
         .map(|c| dir.join(table::file_name(c.material)))
         .collect();
-    let files: Vec<(&Path, atomic::Filler<'_>)> = paths
+    let mut files: Vec<(&Path, atomic::Filler<'_>)> = first
         .iter()
-        .zip(&contents)
-        .map(|(path, c)| {
-            let fill: atomic::Filler<'_> = Box::new(move |f| table::encode_to(c, f));
+        .map(|(path, bytes)| {
+            let fill: atomic::Filler<'_> = Box::new(move |f| f.write_all(bytes));
             (path.as_path(), fill)
         })
         .collect();
+    files.extend(paths.iter().zip(&contents).map(|(path, c)| {
+        let fill: atomic::Filler<'_> = Box::new(move |f| table::encode_to(c, f));
+        (path.as_path(), fill)
+    }));
     atomic::write_all_atomic_with(files)?;
     Ok(paths.len())
 }
@@ -343,16 +359,19 @@ impl Store for TableStore {
         // A failed certificate stops the run: no later material may read from it.
         let failed = sol.converged() && !sol.certified();
         let started = std::time::Instant::now();
-        let written = write_tables(&sol, &self.dir, self.accept_uncertified)?;
+        let records = report::records(&sol);
+        let mut texts = Vec::with_capacity(records.len());
+        for record in &records {
+            let m: Material = record.material.parse()?;
+            let text = serde_json::to_string_pretty(record).expect("a record serialises");
+            texts.push((self.record_path(m), text.into_bytes()));
+        }
+        let written = write_job(&sol, &self.dir, self.accept_uncertified, texts)?;
         self.summary.stage_seconds.write += started.elapsed().as_secs_f64();
         self.written += written;
         self.summary.add_job(&sol);
-        for record in report::records(&sol) {
+        for record in records {
             let m: Material = record.material.parse()?;
-            if written > 0 {
-                let text = serde_json::to_string_pretty(&record).expect("a record serialises");
-                atomic::write_atomic(&self.record_path(m), text.as_bytes())?;
-            }
             self.recorded.retain(|r| *r != m);
             self.note(m, &record);
         }
