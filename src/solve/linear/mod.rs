@@ -19,10 +19,10 @@
 //! and the reconstruction under way): the continued run does exactly what the
 //! uninterrupted one would have done.
 
-use num_bigint::{BigInt, BigUint, Sign};
+use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
 use num_rational::Ratio;
-use num_traits::{One, Signed, ToPrimitive, Zero};
+use num_traits::{One, Signed, Zero};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
@@ -31,6 +31,14 @@ use serde::{Deserialize, Serialize};
 use crate::value::arith::{reduced, reduced_over};
 use crate::value::long::mul_signed;
 use crate::value::{Value, simplest_between, split};
+
+mod approximation;
+mod short;
+mod sweep;
+
+use approximation::Approximation;
+use short::{Corrections, Residual};
+use sweep::Sweeper;
 
 /// A non-negative rational that need not lie in [0, 1]: a right-hand side, the sum of the
 /// values of the targets outside a component (up to 2).
@@ -162,8 +170,8 @@ pub fn solve(
         },
     };
     let Refinement {
-        y: mut high,
-        mut r,
+        y,
+        r,
         mut k,
         mut step,
         mut next_try,
@@ -171,24 +179,13 @@ pub fn solve(
         mut stats,
         mut pending,
     } = start;
-    // y = (high << block_bits) + block: recent corrections gather in the short `block`,
-    // folded into the long `high` every FOLD_BITS, so that a round costs time in the size
-    // of the corrections, not of the whole approximation.
-    let mut block = vec![BigInt::zero(); m];
-    let mut block_bits: u64 = 0;
+    let mut y = Approximation::new(y);
+    let mut r = Residual::new(r);
     let mut sweeper = Sweeper::new(rows);
-    let fold = |high: &mut Vec<BigInt>, block: &mut Vec<BigInt>, bits: &mut u64| {
-        high.par_iter_mut()
-            .zip(block.par_iter_mut())
-            .for_each(|(h, b)| {
-                *h = (&*h << *bits) + std::mem::take(b);
-            });
-        *bits = 0;
-    };
     loop {
         // A reconstruction stopped part-way is tried again first, as it would have gone on.
         if let Some(err) = pending.take() {
-            match reconstruct(rows, &c, &high, &lcm, k, err, watch) {
+            match reconstruct(rows, &c, y.whole(), &lcm, k, err, sweeper.order(), watch) {
                 Attempt::Solved(x) => {
                     stats.attempts += 1;
                     stats.bits = k;
@@ -200,8 +197,8 @@ pub fn solve(
                 }
                 Attempt::Stopped => {
                     let state = Refinement {
-                        y: high,
-                        r,
+                        y: y.take(),
+                        r: r.into_long(),
                         k,
                         step,
                         next_try,
@@ -213,10 +210,10 @@ pub fn solve(
                 }
             }
         }
-        let e = r.iter().map(|x| x.bits()).max().unwrap_or(0);
+        let e = r.bits();
         if e == 0 {
             // Exact: y / 2^k is L·x.
-            fold(&mut high, &mut block, &mut block_bits);
+            let high = y.whole();
             let den = &lcm << k;
             let x: Vec<Value> = high
                 .iter()
@@ -237,10 +234,9 @@ pub fn solve(
         }
         let stopping = watch.stopping();
         if stopping || watch.due() {
-            fold(&mut high, &mut block, &mut block_bits);
             let state = Refinement {
-                y: std::mem::take(&mut high),
-                r: std::mem::take(&mut r),
+                y: y.take(),
+                r: r.into_long(),
                 k,
                 step,
                 next_try,
@@ -252,39 +248,19 @@ pub fn solve(
                 return Err(LinearError::Stopped(Box::new(state)));
             }
             watch.snapshot(&state);
-            (high, r) = (state.y, state.r);
+            y = Approximation::new(state.y);
+            r = Residual::new(state.r);
         }
-        stats.sweeps += sweeper.solve(&r, e) as u64;
+        stats.sweeps += sweeper.solve(|i| r.scaled(i, e)) as u64;
         let growth = sweeper.growth();
-        let dy: Vec<BigInt> = (0..m)
-            .into_par_iter()
-            .map(|i| round_scaled(sweeper.d(i), e + step))
-            .collect();
-        // y ← 2^step · y + dy and R ← 2^step · R − A · dy.
-        // In place: additions rather than products by the coefficients (1 or 2).
-        block.par_iter_mut().zip(&dy).for_each(|(b, dyi)| {
-            *b <<= step;
-            *b += dyi;
-        });
-        block_bits += step;
-        r.par_iter_mut().enumerate().for_each(|(i, ri)| {
-            *ri <<= step;
-            for _ in 0..rows[i].diag {
-                *ri -= &dy[i];
-            }
-            for &(j, coef) in rows[i].terms() {
-                for _ in 0..coef {
-                    *ri += &dy[j as usize];
-                }
-            }
-        });
-        if block_bits >= FOLD_BITS {
-            fold(&mut high, &mut block, &mut block_bits);
-        }
+        let dy = Corrections::new(&r, e, step, growth, m, |i| sweeper.d(i));
+        // R ← 2^step · R − A · dy and y ← 2^step · y + dy.
+        r.update(rows, step, &dy);
+        y.add(dy, step);
         k += step;
         watch.round(k);
         stats.rounds += 1;
-        let e_new = r.iter().map(|x| x.bits()).max().unwrap_or(0);
+        let e_new = r.bits();
         // Bits gained on the residual in x's scale this round. Once the residual is down
         // to the rounding of the corrections (a few units), the gain equals the step:
         // then the float solve could give more, so the step grows.
@@ -305,7 +281,6 @@ pub fn solve(
             (gain - 3).clamp(4, MAX_STEP as i64) as u64
         };
         if k >= next_try && e_new > 0 {
-            fold(&mut high, &mut block, &mut block_bits);
             // The error of y is about |A⁻¹| · |R|; |d| / |R / 2^e| estimates |A⁻¹|. The
             // attempt itself is made at the top of the loop, where a continued run makes
             // one that was stopped part-way.
@@ -319,195 +294,8 @@ pub fn solve(
 /// [`reduced_over`]).
 const LOWEST_TERMS_CHUNK: usize = 64;
 
-/// Corrections gather in a short block folded into the long approximation every this many
-/// bits.
-const FOLD_BITS: u64 = 1024;
-
 /// The largest number of bits a refinement round adds.
 const MAX_STEP: u64 = 48;
-
-/// A row as a Gauss–Seidel sweep reads it: `d_p = r_p·inv + w_0·d[j_0] + w_1·d[j_1]`,
-/// the weights `coef / diag` and `inv = 1 / diag` (powers of two, so the sweep computes
-/// exactly what dividing the sum by the diagonal would), an absent term of weight 0:
-/// no branch and no division in the innermost loop. Indices are places in the sweep order.
-#[derive(Clone, Copy)]
-struct SweepRow {
-    j: [u32; 2],
-    w: [f32; 2],
-    inv: f32,
-}
-
-/// The floating-point solve of a round, `rows · d ≈ R / 2^e`, by Gauss–Seidel with the rows
-/// renumbered in the order it sweeps them: a depth-first postorder of the rows' targets
-/// ([`postorder`]), so that a row reads its targets' values of the same sweep, except
-/// along the walk's back edges (6x6 KNvKN's largest system: 13,808 → 9,110 sweeps to the
-/// same solution), and nearby in memory.
-struct Sweeper {
-    /// `place[i]`: where row `i` comes in a sweep.
-    place: Vec<u32>,
-    /// `order[p]`: the row swept `p`-th.
-    order: Vec<u32>,
-    /// The rows in sweep order.
-    rows: Vec<SweepRow>,
-    /// The right-hand side `R / 2^e`, in sweep order.
-    r: Vec<f64>,
-    /// The correction, in sweep order.
-    d: Vec<f64>,
-}
-
-impl Sweeper {
-    fn new(rows: &[Row]) -> Sweeper {
-        let order = postorder(rows);
-        let mut place = vec![0u32; rows.len()];
-        for (p, &i) in order.iter().enumerate() {
-            place[i as usize] = p as u32;
-        }
-        let rows: Vec<SweepRow> = order
-            .iter()
-            .enumerate()
-            .map(|(p, &i)| {
-                let row = &rows[i as usize];
-                let inv = 1.0 / row.diag as f32;
-                let mut sweep = SweepRow {
-                    j: [p as u32; 2],
-                    w: [0.0; 2],
-                    inv,
-                };
-                for (k, &(j, coef)) in row.terms().iter().enumerate() {
-                    sweep.j[k] = place[j as usize];
-                    sweep.w[k] = coef as f32 * inv;
-                }
-                sweep
-            })
-            .collect();
-        let m = rows.len();
-        Sweeper {
-            place,
-            order,
-            rows,
-            r: vec![0.0; m],
-            d: vec![0.0; m],
-        }
-    }
-
-    /// Solve `rows · d ≈ R / 2^e` from `d = 0`; the sweeps it took.
-    fn solve(&mut self, residual: &[BigInt], e: u64) -> u32 {
-        for (r, &i) in self.r.iter_mut().zip(&self.order) {
-            *r = scaled(&residual[i as usize], e);
-        }
-        self.d.iter_mut().for_each(|v| *v = 0.0);
-        gauss_seidel(&self.rows, &self.r, &mut self.d)
-    }
-
-    /// Row `i`'s correction.
-    fn d(&self, i: usize) -> f64 {
-        self.d[self.place[i] as usize]
-    }
-
-    /// The largest correction.
-    fn growth(&self) -> f64 {
-        self.d.iter().fold(0.0f64, |a, v| a.max(v.abs()))
-    }
-}
-
-/// The rows in a depth-first postorder of the graph of their targets (from each row not
-/// yet reached, in index order; targets in the row's order): every row comes after the
-/// targets its walk reached first, so only the targets of back edges (rows still on the
-/// walk's path) come after it.
-fn postorder(rows: &[Row]) -> Vec<u32> {
-    let m = rows.len();
-    let mut reached = vec![false; m];
-    let mut order = Vec::with_capacity(m);
-    // The walk's path: (row, how many of its targets were looked at).
-    let mut path: Vec<(u32, u8)> = Vec::new();
-    for root in 0..m {
-        if reached[root] {
-            continue;
-        }
-        reached[root] = true;
-        path.push((root as u32, 0));
-        while let Some((v, looked)) = path.last_mut() {
-            let row = &rows[*v as usize];
-            if let Some(&(j, _)) = row.terms().get(*looked as usize) {
-                *looked += 1;
-                if !reached[j as usize] {
-                    reached[j as usize] = true;
-                    path.push((j, 0));
-                }
-            } else {
-                order.push(*v);
-                path.pop();
-            }
-        }
-    }
-    order
-}
-
-/// Gauss–Seidel on `rows · d = r` from `d`, until a sweep moves nothing by more than 2⁻⁵⁰
-/// of the largest entry (or a sweep limit). Returns the sweeps.
-fn gauss_seidel(rows: &[SweepRow], r: &[f64], d: &mut [f64]) -> u32 {
-    let limit = (200_000_000 / rows.len().max(1)).clamp(1000, 1_000_000) as u32;
-    for sweep in 1..=limit {
-        let (mut change, mut size) = (0.0f64, 0.0f64);
-        for (i, row) in rows.iter().enumerate() {
-            let new = (r[i] * row.inv as f64 + row.w[0] as f64 * d[row.j[0] as usize])
-                + row.w[1] as f64 * d[row.j[1] as usize];
-            change = change.max((new - d[i]).abs());
-            size = size.max(new.abs());
-            d[i] = new;
-        }
-        if change <= size * f64::EPSILON * 4.0 || size == 0.0 {
-            return sweep;
-        }
-    }
-    limit
-}
-
-/// `v / 2^e` as a float (|v| < 2^e, so the result lies in (−1, 1)): for long residuals
-/// the 62 bits of |v| from 2^(e−62) up, read in place from its top limbs (a shifted copy
-/// would cost the residual's length every row and round), truncated toward zero.
-fn scaled(v: &BigInt, e: u64) -> f64 {
-    if e <= 62 {
-        return v.to_f64().unwrap_or(0.0) * (2f64).powi(-(e as i32));
-    }
-    let s = e - 62;
-    let mut limbs = v.magnitude().iter_u64_digits();
-    let low = limbs.nth((s / 64) as usize).unwrap_or(0);
-    let high = limbs.next().unwrap_or(0);
-    let off = s % 64;
-    let top = if off == 0 {
-        low
-    } else {
-        (low >> off) | (high << (64 - off))
-    };
-    let f = top as f64 * (2f64).powi(-62);
-    if v.is_negative() { -f } else { f }
-}
-
-/// `round(v · 2^s)` as an integer.
-fn round_scaled(v: f64, s: u64) -> BigInt {
-    if v == 0.0 || !v.is_finite() {
-        return BigInt::zero();
-    }
-    let bits = v.abs().to_bits();
-    let exp = ((bits >> 52) & 0x7ff) as i64;
-    let mant = if exp == 0 {
-        (bits & ((1 << 52) - 1)) << 1
-    } else {
-        (bits & ((1 << 52) - 1)) | (1 << 52)
-    };
-    // |v| = mant · 2^(exp − 1075).
-    let shift = exp - 1075 + s as i64;
-    let magnitude = if shift >= 0 {
-        BigUint::from(mant) << shift as usize
-    } else if shift > -64 {
-        let s = (-shift) as u32;
-        BigUint::from((mant + (1u64 << (s - 1))) >> s)
-    } else {
-        BigUint::zero()
-    };
-    BigInt::from_biguint(if v < 0.0 { Sign::Minus } else { Sign::Plus }, magnitude)
-}
 
 /// `(n, |a − n·den|)` with `n = round(a / den)`, `den = L·2^k` (halves rounded up): the division
 /// by a power of two is a shift and the division by the short `L` is short, and the
@@ -538,14 +326,198 @@ enum Attempt {
     Stopped,
 }
 
+/// The rows some row reads after them in the sweep `order`: the targets of the walk's
+/// back edges (in a postorder every other target comes first).
+fn seeds(rows: &[Row], order: &[u32]) -> Vec<bool> {
+    let mut place = vec![0u32; rows.len()];
+    for (p, &i) in order.iter().enumerate() {
+        place[i as usize] = p as u32;
+    }
+    let mut seed = vec![false; rows.len()];
+    for (i, row) in rows.iter().enumerate() {
+        for &(j, _) in row.terms() {
+            if place[j as usize] > place[i] {
+                seed[j as usize] = true;
+            }
+        }
+    }
+    seed
+}
+
+/// What an attempt reads: the approximation `y / den`, `den = L·2^k`, within `2^err / den`,
+/// so `precision` bits of each entry.
+struct Near<'a> {
+    y: &'a [BigInt],
+    lcm: &'a BigInt,
+    den: BigInt,
+    k: u64,
+    err: u64,
+    precision: u64,
+}
+
+/// A common denominator `q` and the numerators over it found so far.
+struct Numerators {
+    q: BigInt,
+    t: Vec<Option<BigInt>>,
+}
+
+/// What [`Numerators::extend`] gave.
+enum Extended {
+    /// Every entry asked for has its numerator.
+    All,
+    /// The precision does not pin down an extension of q.
+    NotYet,
+    /// The watch said stop.
+    Stopped,
+}
+
+impl Numerators {
+    /// The numerators of the entries `wanted` not found yet, extending q as needed. Each
+    /// pass finds every numerator that q explains (in parallel); the first entry it does
+    /// not explain extends q, and the next pass tries the rest again. The first entry not
+    /// yet found is tried alone before a pass: where q does not explain it (at the first
+    /// entry of nearly every attempt that fails) it extends q with no pass over the rest.
+    fn extend(
+        &mut self,
+        near: &Near<'_>,
+        wanted: impl Fn(usize) -> bool + Sync,
+        watch: &dyn Watch,
+    ) -> Extended {
+        let Near {
+            y,
+            lcm,
+            ref den,
+            k,
+            err,
+            precision,
+        } = *near;
+        let slack = BigInt::one() << err;
+        loop {
+            let (q, t) = (&self.q, &mut self.t);
+            // The error allowed to y_i · q, in den's units: slack · q.
+            let bound = q << err as usize;
+            // t = round(y_i · q / den): x_i's numerator over q if within the error.
+            let explained = |i: usize| {
+                let (num, off) = nearest_quotient(mul_signed(&y[i], q), lcm, den, k);
+                (off <= bound).then_some(num)
+            };
+            let missing =
+                |t: &[Option<BigInt>]| (0..t.len()).find(|&i| t[i].is_none() && wanted(i));
+            let Some(first) = missing(t) else {
+                return Extended::All;
+            };
+            let i = match explained(first) {
+                None => first,
+                Some(num) => {
+                    t[first] = Some(num);
+                    // `None` if the watch said stop during the pass (a long one on a large
+                    // system).
+                    let found: Option<Vec<Option<(usize, BigInt)>>> = t
+                        .par_iter()
+                        .enumerate()
+                        .filter(|&(i, ti)| ti.is_none() && wanted(i))
+                        .map(|(i, _)| (!watch.stopping()).then(|| explained(i).map(|num| (i, num))))
+                        .collect();
+                    let Some(found) = found else {
+                        return Extended::Stopped;
+                    };
+                    for (i, num) in found.into_iter().flatten() {
+                        t[i] = Some(num);
+                    }
+                    let Some(i) = missing(t) else {
+                        return Extended::All;
+                    };
+                    i
+                }
+            };
+            // Extend q: x_i · q lies in [(y_i − slack) q, (y_i + slack) q] / den.
+            let yi = &y[i];
+            let lo = mul_signed(&(yi - &slack).max(BigInt::zero()), q)
+                .into_parts()
+                .1;
+            let hi = mul_signed(&(yi + &slack).min(den.clone()), q)
+                .into_parts()
+                .1;
+            let d = den.magnitude();
+            let z = simplest_between(
+                &Value::new_raw(lo, d.clone()),
+                &Value::new_raw(hi, d.clone()),
+            );
+            let b = BigInt::from(z.denom().into_owned());
+            if 2 * b.bits() + q.bits() + 16 > precision {
+                return Extended::NotYet;
+            }
+            // x_i = z / q = a / (b q): every numerator found so far scales by b.
+            t.par_iter_mut()
+                .flatten()
+                .for_each(|ti| *ti = mul_signed(ti, &b));
+            self.q = mul_signed(q, &b);
+            self.t[i] = Some(BigInt::from(z.numer().into_owned()));
+        }
+    }
+
+    /// Every numerator not found yet from its row, in sweep `order`:
+    /// `t_i = (c_i q / L + Σ coef · t_j) / diag`, its targets found already (earlier in the
+    /// order, or seeds). False, with only the numerators found before kept, where a
+    /// division is not exact (q lacks a factor of some entry) or the watch says stop.
+    fn propagate(
+        &mut self,
+        rows: &[Row],
+        c: &[BigInt],
+        lcm: &BigInt,
+        order: &[u32],
+        watch: &dyn Watch,
+    ) -> bool {
+        let given: Vec<bool> = self.t.iter().map(Option::is_some).collect();
+        for (p, &i) in order.iter().enumerate() {
+            let i = i as usize;
+            if given[i] {
+                continue;
+            }
+            if p % 4096 == 0 && watch.stopping() {
+                break;
+            }
+            let row = &rows[i];
+            let (mut sum, r) = mul_signed(&c[i], &self.q).div_rem(lcm);
+            let mut exact = r.is_zero();
+            for &(j, coef) in row.terms() {
+                match &self.t[j as usize] {
+                    Some(tj) => {
+                        for _ in 0..coef {
+                            sum += tj;
+                        }
+                    }
+                    None => exact = false,
+                }
+            }
+            let (ti, r) = sum.div_rem(&BigInt::from(row.diag));
+            if !exact || !r.is_zero() {
+                for (ti, &kept) in self.t.iter_mut().zip(&given) {
+                    if !kept {
+                        *ti = None;
+                    }
+                }
+                return false;
+            }
+            self.t[i] = Some(ti);
+        }
+        !watch.stopping() || self.t.iter().all(Option::is_some)
+    }
+}
+
 /// The exact solution from the approximation `y / (2^k L)` (error below `2^err / (2^k L)`),
 /// if the precision suffices: a common denominator q is built entry by entry (an entry
 /// that `t/q` does not match within the error extends q by the simplest rational near
 /// `x_i · q`), refusing any extension whose denominator the precision cannot pin down
-/// uniquely; the result is checked exactly against every row, in integers, and reduced to
-/// lowest terms. The passes, the check and the reduction (long products, divisions and gcds
-/// of every entry: minutes on the largest 8x8 systems) ask `watch` whether to stop as they
-/// go.
+/// uniquely. It is built from the *seeds* only, the rows some row reads after them in the
+/// sweep order (`order`: the targets of its walk's back edges); every other numerator
+/// follows exactly from its row's targets, earlier in that order or seeds, by additions
+/// (`t_i = (c_i q / L + Σ coef · t_j) / diag`) instead of a long product with `y_i` each,
+/// and where one does not divide exactly, q is built from them too. The result is checked
+/// exactly against every row, in integers, and reduced to lowest terms. The passes, the
+/// check and the reduction (long products, divisions and gcds of every entry: minutes on
+/// the largest 8x8 systems) ask `watch` whether to stop as they go.
+#[allow(clippy::too_many_arguments)]
 fn reconstruct(
     rows: &[Row],
     c: &[BigInt],
@@ -553,67 +525,41 @@ fn reconstruct(
     lcm: &BigUint,
     k: u64,
     err: u64,
+    order: &[u32],
     watch: &dyn Watch,
 ) -> Attempt {
     let den = BigInt::from(lcm << k);
-    // Bits of precision of each x_i: its interval has width 2^(err + 1) / den.
-    let precision = (den.bits() as i64 - err as i64 - 1).max(0) as u64;
-    let slack = BigInt::one() << err;
     let lcm = &BigInt::from(lcm.clone());
-    let mut q = BigInt::one();
-    let mut t: Vec<Option<BigInt>> = vec![None; y.len()];
-    // Each pass finds every numerator that q explains (in parallel); the first entry it
-    // does not explain extends q, and the next pass tries the rest again.
-    loop {
-        // The error allowed to y_i · q, in den's units: slack · q.
-        let bound = &q << err as usize;
-        // `None` if the watch said stop during the pass (a long one on a large system).
-        let found: Option<Vec<Option<(usize, BigInt)>>> = t
-            .par_iter()
-            .enumerate()
-            .filter(|(_, ti)| ti.is_none())
-            .map(|(i, _)| {
-                if watch.stopping() {
-                    return None;
-                }
-                // t = round(y_i · q / den): x_i's numerator over q if within the error.
-                let (num, off) = nearest_quotient(mul_signed(&y[i], &q), lcm, &den, k);
-                Some((off <= bound).then_some((i, num)))
-            })
-            .collect();
-        let Some(found) = found else {
-            return Attempt::Stopped;
-        };
-        for (i, num) in found.into_iter().flatten() {
-            t[i] = Some(num);
-        }
-        let Some(i) = t.iter().position(Option::is_none) else {
-            break;
-        };
-        // Extend q: x_i · q lies in [(y_i − slack) q, (y_i + slack) q] / den.
-        let yi = &y[i];
-        let lo = mul_signed(&(yi - &slack).max(BigInt::zero()), &q)
-            .into_parts()
-            .1;
-        let hi = mul_signed(&(yi + &slack).min(den.clone()), &q)
-            .into_parts()
-            .1;
-        let d = den.magnitude();
-        let z = simplest_between(
-            &Value::new_raw(lo, d.clone()),
-            &Value::new_raw(hi, d.clone()),
-        );
-        let b = BigInt::from(z.denom().into_owned());
-        if 2 * b.bits() + q.bits() + 16 > precision {
-            return Attempt::NotYet;
-        }
-        // x_i = z / q = a / (b q): every numerator found so far scales by b.
-        t.par_iter_mut()
-            .flatten()
-            .for_each(|ti| *ti = mul_signed(ti, &b));
-        q = mul_signed(&q, &b);
-        t[i] = Some(BigInt::from(z.numer().into_owned()));
+    let mut found = Numerators {
+        q: BigInt::one(),
+        t: vec![None; y.len()],
+    };
+    let near = Near {
+        y,
+        lcm,
+        // Bits of precision of each x_i: its interval has width 2^(err + 1) / den.
+        precision: (den.bits() as i64 - err as i64 - 1).max(0) as u64,
+        den,
+        k,
+        err,
+    };
+    let seeds = seeds(rows, order);
+    match found.extend(&near, |i| seeds[i], watch) {
+        Extended::All => {}
+        Extended::NotYet => return Attempt::NotYet,
+        Extended::Stopped => return Attempt::Stopped,
     }
+    if !found.propagate(rows, c, lcm, order, watch) {
+        if watch.stopping() {
+            return Attempt::Stopped;
+        }
+        match found.extend(&near, |_| true, watch) {
+            Extended::All => {}
+            Extended::NotYet => return Attempt::NotYet,
+            Extended::Stopped => return Attempt::Stopped,
+        }
+    }
+    let Numerators { q, t } = found;
     let t: Vec<BigInt> = t
         .into_iter()
         .map(|ti| ti.expect("every entry found"))
@@ -666,95 +612,25 @@ pub fn check(rows: &[Row], rhs: &[Rational], x: &[Value]) -> bool {
     })
 }
 
+/// A row of `diag` and the terms `off` (for tests).
+#[cfg(test)]
+fn row(diag: u8, off: &[(u32, u8)]) -> Row {
+    let mut r = Row {
+        diag,
+        off: [(0, 0); 2],
+        len: off.len() as u8,
+    };
+    r.off[..off.len()].copy_from_slice(off);
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use num_bigint::Sign;
 
     fn v(n: u64, d: u64) -> Rational {
         Rational::new(n.into(), d.into())
-    }
-
-    fn row(diag: u8, off: &[(u32, u8)]) -> Row {
-        let mut r = Row {
-            diag,
-            off: [(0, 0); 2],
-            len: off.len() as u8,
-        };
-        r.off[..off.len()].copy_from_slice(off);
-        r
-    }
-
-    /// Rows with no cycle whose numbering is not their order: see the comment inside.
-    fn acyclic_rows(m: u32) -> Vec<Row> {
-        // Row at rank r targets the rows at ranks r+1 and 2r+1 (a DAG by rank); rank r is
-        // row (r · 37) mod m, m prime to 37, so indices and ranks disagree.
-        let row_of = |rank: u32| (rank * 37) % m;
-        let mut rows = vec![row(2, &[]); m as usize];
-        for rank in 0..m {
-            let targets: Vec<(u32, u8)> = [rank + 1, 2 * rank + 1]
-                .into_iter()
-                .filter(|&t| t < m)
-                .map(|t| (row_of(t), 1))
-                .collect();
-            rows[row_of(rank) as usize] = row(2, &targets);
-        }
-        rows
-    }
-
-    #[test]
-    fn the_sweep_order_puts_targets_first_where_there_is_no_cycle() {
-        let m = 101;
-        let rows = acyclic_rows(m);
-        let order = postorder(&rows);
-        let mut sorted = order.clone();
-        sorted.sort_unstable();
-        assert_eq!(sorted, (0..m).collect::<Vec<_>>());
-        let sweeper = Sweeper::new(&rows);
-        for (i, row) in rows.iter().enumerate() {
-            for &(j, _) in row.terms() {
-                assert!(sweeper.place[j as usize] < sweeper.place[i], "{i} -> {j}");
-            }
-        }
-    }
-
-    /// Without a cycle one sweep in this order is the solution (the second sees no
-    /// change), where index order needs many.
-    #[test]
-    fn gauss_seidel_in_sweep_order_solves_an_acyclic_system_in_one_sweep() {
-        let m = 101u32;
-        let rows = acyclic_rows(m);
-        let residual: Vec<BigInt> = (0..m).map(|i| BigInt::from(i % 5 + 1)).collect();
-        let mut sweeper = Sweeper::new(&rows);
-        assert_eq!(sweeper.solve(&residual, 3), 2);
-        // Each row's equation holds in floats: 2 d_i = r_i / 8 + Σ d_j.
-        for (i, row) in rows.iter().enumerate() {
-            let sum: f64 = row
-                .terms()
-                .iter()
-                .map(|&(j, _)| sweeper.d(j as usize))
-                .sum();
-            let want = (residual[i].to_f64().unwrap() / 8.0 + sum) / 2.0;
-            assert!((sweeper.d(i) - want).abs() <= 1e-15 * want.abs(), "row {i}");
-        }
-        // Index order, for comparison, needs more sweeps on the same rows.
-        let plain: Vec<SweepRow> = rows
-            .iter()
-            .map(|row| {
-                let mut s = SweepRow {
-                    j: [0; 2],
-                    w: [0.0; 2],
-                    inv: 0.5,
-                };
-                for (k, &(j, _)) in row.terms().iter().enumerate() {
-                    s.j[k] = j;
-                    s.w[k] = 0.5;
-                }
-                s
-            })
-            .collect();
-        let r: Vec<f64> = residual.iter().map(|v| v.to_f64().unwrap() / 8.0).collect();
-        let mut d = vec![0.0; m as usize];
-        assert!(gauss_seidel(&plain, &r, &mut d) > 2);
     }
 
     /// x0 = (1 + x1)/2, x1 = (x0 + 0)/2: x0 = 2/3, x1 = 1/3.
@@ -777,6 +653,48 @@ mod tests {
         assert!(x.iter().any(|v| v.denom().bits() > 250), "{stats:?}");
         // x_i = (rhs_i + x_{i+1}) / 2 by hand for one row.
         assert_eq!(x[5].to_ratio() * v(2, 1), &rhs[5] + x[6].to_ratio());
+    }
+
+    /// x0 = (x1 + 1)/2, x1 = x0/2 (x0 = 2/3, x1 = 1/3) and x2 = (x0 + x1)/2 = 1/2: the
+    /// walk from row 0 makes row 0 the only seed; row 1 follows from it, row 2 does not
+    /// (its denominator has a factor 2 that q = 3 lacks), so q is extended from it.
+    fn seeded_rows() -> Vec<Row> {
+        vec![
+            row(2, &[(1, 1)]),
+            row(2, &[(0, 1)]),
+            row(2, &[(0, 1), (1, 1)]),
+        ]
+    }
+
+    #[test]
+    fn numerators_follow_from_the_seeds_where_they_divide() {
+        let rows = seeded_rows();
+        let order = sweep::postorder(&rows);
+        assert_eq!(order, vec![1, 0, 2]);
+        assert_eq!(seeds(&rows, &order), vec![true, false, false]);
+        let c = [BigInt::one(), BigInt::zero(), BigInt::zero()];
+        let lcm = BigInt::one();
+        let from_seed = || Numerators {
+            q: BigInt::from(3),
+            t: vec![Some(BigInt::from(2)), None, None],
+        };
+        // Row 1 follows; row 2's numerator would be 3/2: nothing is kept but the seed.
+        let mut found = from_seed();
+        assert!(!found.propagate(&rows, &c, &lcm, &order, &Unwatched));
+        assert_eq!(found.t, from_seed().t);
+        // Without row 2 every numerator follows.
+        let mut found = from_seed();
+        assert!(found.propagate(&rows[..2], &c[..2], &lcm, &order[..2], &Unwatched));
+        assert_eq!(
+            found.t,
+            vec![Some(BigInt::from(2)), Some(BigInt::one()), None]
+        );
+        // The whole solve: the seed's q, then q extended by row 2.
+        let (x, _) = solve(&rows, &[v(1, 1), v(0, 1), v(0, 1)], None, &Unwatched).unwrap();
+        assert_eq!(
+            x,
+            vec![Value::small(2, 3), Value::small(1, 3), Value::small(1, 2)]
+        );
     }
 
     /// Self-loops (diag 1) and a double target (coefficient 2).
@@ -967,33 +885,6 @@ mod tests {
             let distance = (&a - &want * &den).abs();
             let got = nearest_quotient(a, &BigInt::from(lcm), &den, k);
             proptest::prop_assert_eq!(got, (want, distance));
-        }
-    }
-
-    #[test]
-    fn rounding_helpers() {
-        assert_eq!(round_scaled(0.75, 2), BigInt::from(3));
-        assert_eq!(round_scaled(-0.75, 4), BigInt::from(-12));
-        assert_eq!(round_scaled(1.0, 100), BigInt::one() << 100);
-        assert_eq!(round_scaled(0.3, 0), BigInt::zero());
-        assert!((scaled(&BigInt::from(3), 2) - 0.75).abs() < 1e-15);
-        let big = BigInt::from(5) << 200;
-        assert!((scaled(&big, 203) - 0.625).abs() < 1e-15);
-        // Long numbers, both signs, at every offset within a limb and far below 2^e: the
-        // top bits read in place equal the quotient within 2^-60.
-        for bits in [63u64, 64, 65, 127, 128, 1000, 5000] {
-            let n = BigInt::from(crate::value::long::test_number(bits, bits));
-            for e in [bits, bits + 1, bits + 37, bits + 64, bits + 200] {
-                for v in [n.clone(), -n.clone()] {
-                    // Computed the slow way: a shifted copy (rounded toward −∞).
-                    let want = (&v >> (e - 60) as usize).to_f64().unwrap() * (2f64).powi(-60);
-                    let got = scaled(&v, e);
-                    assert!(
-                        (got - want).abs() <= (2f64).powi(-60),
-                        "{bits} bits over 2^{e}: {got} against {want}"
-                    );
-                }
-            }
         }
     }
 }
