@@ -154,11 +154,16 @@ pub fn reduced(num: BigUint, den: BigUint) -> Value {
 }
 
 /// `t / (odd · 2^twos)` in lowest terms for every numerator `t` of `numerators`, all over
-/// one denominator (a system's solution): the odd factors through one gcd for them all
-/// ([`long::gcds_with`]), the twos by trailing zeros. Where no odd factor cancels (nearly
+/// one denominator (a system's solution), `modulus` being `odd` made ready: the odd
+/// factors through one gcd for them all ([`long::gcds_with`]), the twos by trailing zeros. Where no odd factor cancels (nearly
 /// everywhere) a value holds `odd` itself, shared.
-pub fn reduced_over(numerators: &[BigUint], odd: &Arc<BigUint>, twos: u32) -> Vec<Value> {
-    let odd_gcds = long::gcds_with(odd, &numerators.iter().collect::<Vec<_>>());
+pub fn reduced_over(
+    numerators: &[BigUint],
+    odd: &Arc<BigUint>,
+    modulus: &long::Modulus,
+    twos: u32,
+) -> Vec<Value> {
+    let odd_gcds = long::gcds_with(modulus, &numerators.iter().collect::<Vec<_>>());
     numerators
         .iter()
         .zip(odd_gcds)
@@ -256,25 +261,32 @@ pub fn mean_or_pending(a: &Value, b: &Value) -> Mean {
     pending(t, mul(&(da / &g), db), g_odd, g_twos)
 }
 
-/// The pending means in lowest terms, in their order: those over one odd part 64 at a
-/// time, with one gcd between them ([`long::gcds_with`]), in parallel.
+/// The pending means in lowest terms, in their order: those over one odd part (equal in
+/// value: the operands' own odd parts are shared copies, a gcd of two is not) 64 at a time,
+/// with one gcd between them ([`long::gcds_with`]), in parallel. On 7x7 KNvKN a level's
+/// waiting means fall into about 70 odd parts, but as copies into about 1,800.
 pub fn finish_means(pending: Vec<PendingMean>) -> Vec<Value> {
     use rayon::prelude::*;
-    let mut groups: std::collections::HashMap<*const BigUint, Vec<usize>> =
+    let mut groups: std::collections::HashMap<OddKey<'_>, Vec<usize>> =
         std::collections::HashMap::new();
     for (i, p) in pending.iter().enumerate() {
-        groups.entry(Arc::as_ptr(&p.g_odd)).or_default().push(i);
+        groups.entry(OddKey(&p.g_odd)).or_default().push(i);
     }
-    let chunks: Vec<&[usize]> = groups
-        .values()
-        .flat_map(|members| members.chunks(FINISH_CHUNK))
+    let groups: Vec<Vec<usize>> = groups.into_values().collect();
+    let moduli: Vec<long::Modulus> = groups
+        .par_iter()
+        .map(|members| long::Modulus::new(&pending[members[0]].g_odd))
+        .collect();
+    let chunks: Vec<(&long::Modulus, &[usize])> = groups
+        .iter()
+        .zip(&moduli)
+        .flat_map(|(members, modulus)| members.chunks(FINISH_CHUNK).map(move |c| (modulus, c)))
         .collect();
     let finished: Vec<(usize, Value)> = chunks
         .par_iter()
-        .flat_map_iter(|chunk| {
-            let odd = &pending[chunk[0]].g_odd;
+        .flat_map_iter(|&(modulus, chunk)| {
             let ts: Vec<&BigUint> = chunk.iter().map(|&i| &pending[i].t).collect();
-            let gcds = long::gcds_with(odd, &ts);
+            let gcds = long::gcds_with(modulus, &ts);
             chunk
                 .iter()
                 .zip(gcds)
@@ -287,6 +299,16 @@ pub fn finish_means(pending: Vec<PendingMean>) -> Vec<Value> {
         values[i] = v;
     }
     values
+}
+
+/// A long odd part as a map key: hashed by its length and outer limbs, equal by value.
+#[derive(PartialEq, Eq)]
+struct OddKey<'a>(&'a BigUint);
+
+impl std::hash::Hash for OddKey<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        super::hash_outer_limbs(self.0.iter_u64_digits(), 4, state);
+    }
 }
 
 /// Pending means over one odd part finished together.
@@ -375,7 +397,7 @@ mod tests {
             BigUint::one(),
         ];
         for chunk in [&numerators[..], &numerators[..1], &numerators[2..3]] {
-            let together = reduced_over(chunk, &odd, twos);
+            let together = reduced_over(chunk, &odd, &long::Modulus::new(&odd), twos);
             for (t, v) in chunk.iter().zip(&together) {
                 let alone = Value::new(t.clone(), den.clone());
                 assert!(same(v, &alone), "{t} over the denominator");

@@ -9,6 +9,7 @@
 
 use malachite_base::num::arithmetic::traits::Gcd;
 use malachite_base::num::basic::traits::One;
+use malachite_base::num::logic::traits::SignificantBits;
 use malachite_nz::natural::Natural;
 use num_bigint::{BigInt, BigUint};
 
@@ -54,19 +55,66 @@ pub fn all_coprime(d: &BigUint, numerators: impl IntoIterator<Item = BigUint>) -
     product.gcd(d) == Natural::ONE
 }
 
-/// `gcd(t, r)` for every `t` of `numbers`, the way [`all_coprime`] checks coprimality: the
-/// product of the numbers modulo `r` shares with `r` every factor that any one of them
-/// does, so one gcd of that product with `r` (G) serves them all, and each number's gcd
-/// with r is its gcd with G, short where, as nearly always, few factors cancel. A
-/// system's values over one long denominator are put in lowest terms this way (a gcd each
-/// took a tenth of a 7x7 KNvKN run).
-pub fn gcds_with(r: &BigUint, numbers: &[&BigUint]) -> Vec<BigUint> {
-    let rn = to_natural(r);
+/// A long odd number `r` made ready for many reductions modulo it (Barrett's): with
+/// `μ = ⌊2^l / r⌋` computed once (about one division), `x mod r` for `x < 2^l` is two
+/// products and a few subtractions, where a division each time costs about five products
+/// at 65,000 bits (malachite's `%` 334 µs, this 141 µs, measured side by side). The many
+/// numerators over one long denominator are put in lowest terms with one of these.
+pub struct Modulus {
+    r: Natural,
+    /// The bits of `r`.
+    n: u64,
+    /// `⌊2^(2n + BARRETT_SLACK) / r⌋`, where `r` is long enough to gain by it.
+    mu: Option<Natural>,
+}
+
+/// Numbers up to this many bits beyond twice the modulus's are reduced without a division.
+const BARRETT_SLACK: u64 = 128;
+
+/// A modulus of at least this many bits is reduced by Barrett's method (measured: as fast
+/// as a division at 16,384 bits, 2.4 times faster at 65,536).
+const BARRETT_FROM: u64 = 16_384;
+
+impl Modulus {
+    /// `r` (> 0) made ready.
+    pub fn new(r: &BigUint) -> Modulus {
+        let r = to_natural(r);
+        let n = r.significant_bits();
+        let mu = (n >= BARRETT_FROM).then(|| (Natural::ONE << (2 * n + BARRETT_SLACK)) / &r);
+        Modulus { r, n, mu }
+    }
+
+    /// `x mod r`. The quotient `q = ⌊⌊x / 2^(n−1)⌋ · μ / 2^(l−n+1)⌋` is at most `x / r`
+    /// and short of it by less than 3 (each floor loses less than 1), so `x − q r` is
+    /// the remainder after at most three subtractions of `r`.
+    fn reduce(&self, x: Natural) -> Natural {
+        let l = 2 * self.n + BARRETT_SLACK;
+        match &self.mu {
+            Some(mu) if x.significant_bits() <= l => {
+                let q = ((&x >> (self.n - 1)) * mu) >> (l - self.n + 1);
+                let mut rem = x - q * &self.r;
+                while rem >= self.r {
+                    rem -= &self.r;
+                }
+                rem
+            }
+            _ => x % &self.r,
+        }
+    }
+}
+
+/// `gcd(t, r)` for every `t` of `numbers`, `r` the modulus, the way [`all_coprime`]
+/// checks coprimality: the product of the numbers modulo `r` shares with `r` every factor
+/// that any one of them does, so one gcd of that product with `r` (G) serves them all,
+/// and each number's gcd with r is its gcd with G, short where, as nearly always, few
+/// factors cancel. A system's values over one long denominator, and the means of a level
+/// over one, are put in lowest terms this way (a gcd each took a tenth of a 7x7 KNvKN run).
+pub fn gcds_with(r: &Modulus, numbers: &[&BigUint]) -> Vec<BigUint> {
     let naturals: Vec<Natural> = numbers.iter().map(|n| to_natural(n)).collect();
     let product = naturals
         .iter()
-        .fold(Natural::ONE % &rn, |p, n| (p * n) % &rn);
-    let common = product.gcd(&rn);
+        .fold(Natural::ONE % &r.r, |p, n| r.reduce(p * n));
+    let common = product.gcd(&r.r);
     naturals
         .into_iter()
         .map(|n| {
@@ -168,6 +216,36 @@ mod tests {
             [BigUint::from(3u8), BigUint::one()]
         ));
         assert!(all_coprime(&d, []));
+    }
+
+    /// Reductions by a prepared modulus equal the remainders, below and above the size
+    /// where Barrett's method takes over, at the largest numbers it takes and beyond.
+    #[test]
+    fn prepared_reductions_equal_remainders() {
+        for bits in [100, BARRETT_FROM - 1, BARRETT_FROM, 40_000] {
+            let r = number(bits, bits) | BigUint::one();
+            let m = Modulus::new(&r);
+            assert_eq!(m.mu.is_some(), bits >= BARRETT_FROM);
+            let l = 2 * bits + BARRETT_SLACK;
+            let mut xs = vec![
+                BigUint::zero(),
+                BigUint::one(),
+                r.clone(),
+                &r - 1u8,
+                &r * 3u8,
+                (BigUint::one() << l) - 1u8,
+                BigUint::one() << l,
+                number(l + 500, 3),
+            ];
+            for seed in 0..6 {
+                xs.push(number(bits + 1 + seed * (bits / 3), seed + 50));
+                xs.push(&r * number(bits, seed + 60) + &r - 1u8);
+            }
+            for x in xs {
+                let got = from_natural(m.reduce(to_natural(&x)));
+                assert_eq!(got, &x % &r, "{} bits mod {bits} bits", x.bits());
+            }
+        }
     }
 
     /// Long gcds with a long common factor, with none, and with a power of two, equal

@@ -29,7 +29,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::value::arith::{reduced, reduced_over};
-use crate::value::long::mul_signed;
+use crate::value::long::{Modulus, mul_signed};
 use crate::value::{Value, simplest_between, split};
 
 mod approximation;
@@ -586,6 +586,7 @@ fn reconstruct(
     }
     // Lowest terms: one gcd per chunk of entries over the common odd part of q.
     let (odd, twos) = split(q.into_parts().1);
+    let modulus = Modulus::new(&odd);
     // Chunks owned, so that each chunk's numerators are let go once its values are made.
     let mut numerators = t.into_iter().map(|v| v.into_parts().1).peekable();
     let mut chunks: Vec<Vec<BigUint>> = Vec::new();
@@ -594,7 +595,7 @@ fn reconstruct(
     }
     let x: Option<Vec<Vec<Value>>> = chunks
         .into_par_iter()
-        .map(|chunk| (!watch.stopping()).then(|| reduced_over(&chunk, &odd, twos)))
+        .map(|chunk| (!watch.stopping()).then(|| reduced_over(&chunk, &odd, &modulus, twos)))
         .collect();
     x.map_or(Attempt::Stopped, |parts| {
         Attempt::Solved(parts.into_iter().flatten().collect())
