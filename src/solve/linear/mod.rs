@@ -100,6 +100,23 @@ pub struct Refinement {
     pub pending: Option<u64>,
 }
 
+impl Refinement {
+    /// A refinement that has not begun, of the system with integer right-hand sides `c`
+    /// (y = 0, so the residual is `c` itself).
+    pub fn fresh(c: Vec<BigInt>) -> Refinement {
+        Refinement {
+            y: vec![BigInt::zero(); c.len()],
+            r: c,
+            k: 0,
+            step: 32,
+            next_try: 64,
+            stalled: 0,
+            stats: LinearStats::default(),
+            pending: None,
+        }
+    }
+}
+
 /// What a refinement is asked between rounds: whether to stop, and whether a checkpoint
 /// wants a snapshot of its state.
 pub trait Watch: Sync {
@@ -169,16 +186,7 @@ pub fn solve(
     // A kept state of another size (never written by bidtb) is ignored: start afresh.
     let start = match from {
         Some(state) if state.y.len() == m && state.r.len() == m => state,
-        _ => Refinement {
-            y: vec![BigInt::zero(); m],
-            r: c.clone(),
-            k: 0,
-            step: 32,
-            next_try: 64,
-            stalled: 0,
-            stats: LinearStats::default(),
-            pending: None,
-        },
+        _ => Refinement::fresh(c.clone()),
     };
     let Refinement {
         y,
@@ -742,17 +750,7 @@ mod tests {
             .iter()
             .map(|v| BigInt::from(v.numer() * (&lcm / v.denom())))
             .collect();
-        let fresh = Refinement {
-            y: vec![BigInt::zero(); m as usize],
-            r: c,
-            k: 0,
-            step: 32,
-            next_try: 64,
-            stalled: 0,
-            stats: LinearStats::default(),
-            pending: None,
-        };
-        let (refined, stats) = solve(&rows, &rhs, Some(fresh), &Unwatched).unwrap();
+        let (refined, stats) = solve(&rows, &rhs, Some(Refinement::fresh(c)), &Unwatched).unwrap();
         assert!(stats.rounds > 0);
         assert_eq!(direct, refined);
     }
