@@ -26,7 +26,7 @@ echo "uninterrupted: $material"
 echo "killed inside $material, then resumed"
 "$bin" "${run[@]}" --out "$work/killed" --checkpoint-seconds 2 2>/dev/null &
 pid=$!
-ckpt="$work/killed/8x8/solve.ckpt"
+ckpt="$work/killed/8x8/solve-$material.ckpt"
 # Wait for the three-piece tables and a save of the four-piece material's solve.
 until [[ -e "$work/killed/8x8/KRvK.bidtb" && -e "$ckpt" && "$ckpt" -nt "$work/killed/8x8/KRvK.bidtb" ]]; do
     if ! kill -0 "$pid" 2>/dev/null; then

@@ -70,7 +70,7 @@ pub struct Control<'a> {
     /// The solve method: when its state was last saved, across the materials of a run (the
     /// period of `checkpoint_seconds` runs on across them).
     pub saved: SaveClock,
-    /// Raised by the driver's memory guard ([`crate::resources::MemoryGuard`]) when a job
+    /// Raised by the driver's memory guard ([`crate::resources::sample_anonymous`]) when a job
     /// holds more memory than it may: the job stops as on [`Control::stop`], but saves no
     /// checkpoint (saving needs memory too), and the driver skips it. Shared with the
     /// controls made from this one ([`Control::afresh`]), so that a job started over is
@@ -84,6 +84,15 @@ pub struct Control<'a> {
     /// mapped back read-only, which the operating system may keep on disk
     /// ([`PAGE_ABOVE_BYTES`] by default; `u64::MAX`: never).
     pub page_above: u64,
+    /// A run of several jobs ([`crate::generate::driver::run`]): at most this many side by
+    /// side (1: one after another). A job starts beside others only when the memory
+    /// estimates of all of them fit together under the memory guard's limit.
+    pub jobs: usize,
+    /// The job runs beside others (the driver started it while they ran): its memory
+    /// estimate was checked by the driver against theirs, not against the memory available
+    /// now, which they hold part of, and it leaves the process's peak memory alone (its
+    /// reported peak is the process's while it ran, theirs included).
+    pub beside_others: bool,
 }
 
 impl Default for Control<'_> {
@@ -98,6 +107,8 @@ impl Default for Control<'_> {
             over_memory: Default::default(),
             spill_above: SPILL_ABOVE_BYTES,
             page_above: PAGE_ABOVE_BYTES,
+            jobs: 1,
+            beside_others: false,
         }
     }
 }
@@ -115,6 +126,8 @@ impl<'a> Control<'a> {
             over_memory: self.over_memory.clone(),
             spill_above: self.spill_above,
             page_above: self.page_above,
+            jobs: self.jobs,
+            beside_others: self.beside_others,
         }
     }
 
@@ -141,12 +154,13 @@ pub fn timed<T>(obs: &dyn Observer, name: &str, seconds: &mut f64, f: impl FnOnc
 
 /// When the state was last saved: the start of the period of periodic saves, which a run
 /// of several solves (one per material) shares so that the period runs across them.
-#[derive(Debug)]
-pub struct SaveClock(Mutex<Instant>);
+/// Clones share the clock: the jobs a run holds side by side save in turn.
+#[derive(Clone, Debug)]
+pub struct SaveClock(std::sync::Arc<Mutex<Instant>>);
 
 impl Default for SaveClock {
     fn default() -> SaveClock {
-        SaveClock(Mutex::new(Instant::now()))
+        SaveClock(std::sync::Arc::new(Mutex::new(Instant::now())))
     }
 }
 

@@ -114,7 +114,7 @@ const MEASURED_8X8: [(&str, u32); 28] = [
 /// How much the largest denominator's digits grow per step from 7x7 to 8x8 (the power of
 /// the board's squares): fivefold. Measured on 8x8 (2026-11-23): KBBvK 2.1, KRvKN 3.0,
 /// KRNvK 3.4, KQNvK 3.9, KBNvK 5.4, KNNvK 8.1, KBvKN 14.8. A material that grows faster
-/// than the estimate says is stopped by the memory guard ([`MemoryGuard`]) while it runs.
+/// than the estimate says is stopped by the memory guard ([`sample_anonymous`]) while it runs.
 const GROWTH_PER_STEP: f64 = 5.0;
 
 /// The 7x7 measurement of a four-man material: digits of its largest denominator and its
@@ -455,7 +455,7 @@ fn resident_bytes() -> Option<u64> {
 /// are not the heap ([`ADDRESS_SPACE_OVERHEAD`]). (The allocator's reservations are heap:
 /// under a limit mimalloc reserves less and serves allocations from what it reserved.)
 /// Also says where the amount comes from, for messages.
-fn usable_bytes() -> Option<(u64, &'static str)> {
+pub fn usable_bytes() -> Option<(u64, &'static str)> {
     let have = available_bytes().map(|have| {
         if std::env::var_os("BIDTB_MEMORY_LIMIT").is_some() {
             (have, "BIDTB_MEMORY_LIMIT")
@@ -495,7 +495,7 @@ pub fn anonymous_bytes() -> Option<u64> {
 }
 
 /// How often the memory guard looks.
-const GUARD_PERIOD: std::time::Duration = std::time::Duration::from_millis(100);
+pub const GUARD_PERIOD: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// The limit the memory guard holds a job to: `BIDTB_MEMORY_GUARD` if set (a size, as
 /// `BIDTB_MEMORY_LIMIT`), else all the memory the process may count on (see
@@ -531,67 +531,27 @@ pub fn page_above() -> Result<Option<u64>, Error> {
     env_size("BIDTB_PAGE_ABOVE")
 }
 
-/// Watches the process's anonymous resident memory while a job runs, and raises `flag`
-/// (a [`crate::progress::Control`]'s `over_memory`) once it passes `limit`: the estimate
-/// decides before a job starts, the guard while it runs, so that a job the estimate let
-/// through but that needs more (8x8 KBvKN: estimated 11 GiB, measured 19 GiB) stops
-/// cleanly instead of being killed by the kernel. The highest amount seen is kept for the
-/// message.
-pub struct MemoryGuard<'a> {
-    limit: u64,
-    flag: &'a std::sync::atomic::AtomicBool,
-    highest: std::sync::atomic::AtomicU64,
-    done: std::sync::atomic::AtomicBool,
+/// Sample the process's anonymous resident memory now ([`anonymous_bytes`]) for the
+/// memory guard, which the run's driver holds while jobs run (see
+/// [`crate::generate::driver::run`]): the estimate decides before a job starts, the guard
+/// while it runs, so that a job the estimate let through but that needs more (8x8 KBvKN:
+/// estimated 11 GiB, measured 19 GiB) stops cleanly instead of being killed by the kernel.
+/// The sample also raises the peak that [`anonymous_peak_mib`] reports.
+pub fn sample_anonymous() -> Option<u64> {
+    let now = anonymous_bytes()?;
+    ANONYMOUS_PEAK.fetch_max(now, std::sync::atomic::Ordering::Relaxed);
+    Some(now)
 }
 
-impl<'a> MemoryGuard<'a> {
-    /// A guard of `limit` bytes raising `flag`.
-    pub fn new(limit: u64, flag: &'a std::sync::atomic::AtomicBool) -> MemoryGuard<'a> {
-        MemoryGuard {
-            limit,
-            flag,
-            highest: std::sync::atomic::AtomicU64::new(0),
-            done: std::sync::atomic::AtomicBool::new(false),
-        }
-    }
-
-    /// Run `work` with the guard watching from a thread of its own (with a small stack;
-    /// where no thread can be started, under a tight `ulimit -v`, the work runs unguarded
-    /// and the estimate alone decides).
-    pub fn watch<T>(&self, work: impl FnOnce() -> T) -> T {
-        use std::sync::atomic::Ordering::Relaxed;
-        std::thread::scope(|scope| {
-            let watcher = std::thread::Builder::new()
-                .name("memory guard".into())
-                .stack_size(64 << 10)
-                .spawn_scoped(scope, || {
-                    while !self.done.load(Relaxed) {
-                        if let Some(now) = anonymous_bytes() {
-                            self.highest.fetch_max(now, Relaxed);
-                            ANONYMOUS_PEAK.fetch_max(now, Relaxed);
-                            if now > self.limit {
-                                self.flag.store(true, Relaxed);
-                            }
-                        }
-                        std::thread::sleep(GUARD_PERIOD);
-                    }
-                });
-            let out = work();
-            self.done.store(true, Relaxed);
-            drop(watcher);
-            out
-        })
-    }
-
-    /// Why the job was stopped, for messages: what it held against the limit.
-    pub fn reason(&self) -> String {
-        format!(
-            "stopped while running: it held {} MB of memory, above the {} MB it may use \
-             (BIDTB_MEMORY_GUARD, or the memory available)",
-            mb(self.highest.load(std::sync::atomic::Ordering::Relaxed)),
-            mb(self.limit)
-        )
-    }
+/// Why the memory guard stopped a job, for messages: the most the process held against
+/// the limit.
+pub fn over_limit_reason(highest: u64, limit: u64) -> String {
+    format!(
+        "stopped while running: it held {} MB of memory, above the {} MB it may use \
+         (BIDTB_MEMORY_GUARD, or the memory available)",
+        mb(highest),
+        mb(limit)
+    )
 }
 
 /// The process's peak resident memory since the last [`reset_peak`], in MiB (Linux).
@@ -600,7 +560,7 @@ pub fn peak_mib() -> Option<u64> {
 }
 
 /// Reset the peak resident memory to the current (Linux: `5` to `/proc/self/clear_refs`),
-/// and the peak of anonymous memory that a [`MemoryGuard`] records.
+/// and the peak of anonymous memory that the memory guard records.
 pub fn reset_peak() {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
     ANONYMOUS_PEAK.store(
@@ -609,13 +569,13 @@ pub fn reset_peak() {
     );
 }
 
-/// The highest anonymous resident memory a [`MemoryGuard`] saw since the last
+/// The highest anonymous resident memory the memory guard saw since the last
 /// [`reset_peak`], in bytes (0 where no guard watched).
 static ANONYMOUS_PEAK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// The peak of the process's anonymous resident memory (its heap, without the pages of
 /// memory-mapped tables, which the kernel can drop) since the last [`reset_peak`], in MiB,
-/// as a [`MemoryGuard`] sampled it ten times a second; None where no guard watched. The
+/// as the memory guard sampled it ten times a second; None where no guard watched. The
 /// peak resident memory of [`peak_mib`] counts the pages of tables read too: a job that
 /// reads a 5.8 GB table shows them in it.
 pub fn anonymous_peak_mib() -> Option<u64> {

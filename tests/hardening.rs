@@ -135,11 +135,11 @@ fn a_forged_checkpoint_is_named_set_aside_and_the_material_solved_afresh() {
     eprintln!("{stderr}");
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stderr.contains("solve.ckpt") && stderr.contains("did not prove out"),
+        stderr.contains("solve-KvK.ckpt") && stderr.contains("did not prove out"),
         "{stderr}"
     );
-    assert!(board_dir.join("solve.ckpt.rejected").exists());
-    assert!(!board_dir.join("solve.ckpt").exists());
+    assert!(board_dir.join("solve-KvK.ckpt.rejected").exists());
+    assert!(!board_dir.join("solve-KvK.ckpt").exists());
     assert_eq!(
         std::fs::read(board_dir.join("KvK.bidtb")).unwrap(),
         std::fs::read(plain.path().join("4x4/KvK.bidtb")).unwrap()

@@ -332,7 +332,7 @@ fn stopped_and_killed_solve_runs_resume_to_the_uninterrupted_result() {
 
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let ckpt = dir.path().join("9x9/solve.ckpt");
+    let ckpt = dir.path().join("9x9");
     let mut schedule = Schedule::new("signal");
     // Ctrl-C until two runs were stopped with their state saved, one of them after resuming
     // from a saved state (α's or β's): a little after an exact evaluation started or a state
@@ -353,7 +353,7 @@ fn stopped_and_killed_solve_runs_resume_to_the_uninterrupted_result() {
         match code {
             130 if stderr.contains("state is saved") => {
                 assert!(stderr.contains("--method solve") && stderr.contains("--resume"));
-                assert!(ckpt.exists(), "{stderr}");
+                assert!(has_solve_checkpoint(&ckpt), "{stderr}");
                 saved += 1;
                 saved_after_resuming += stderr.contains(": resumed after") as usize;
             }
@@ -374,7 +374,10 @@ fn stopped_and_killed_solve_runs_resume_to_the_uninterrupted_result() {
     let (code, _, stderr) = bidtb(&[&solve[..], &["--out", d, "--resume"]].concat());
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains(": resumed after"), "{stderr}");
-    assert!(!ckpt.exists(), "a finished run removes its state");
+    assert!(
+        !has_solve_checkpoint(&ckpt),
+        "a finished run removes its state"
+    );
     assert_eq!(
         solve_result(dir.path(), "9x9"),
         solve_result(plain.path(), "9x9")
@@ -383,7 +386,7 @@ fn stopped_and_killed_solve_runs_resume_to_the_uninterrupted_result() {
     // Killed (SIGKILL: no chance to save) with periodic saves every second.
     let killed = tempfile::tempdir().unwrap();
     let k = killed.path().to_str().unwrap();
-    let saved = killed.path().join("9x9/solve.ckpt");
+    let saved = killed.path().join("9x9");
     let mut child = Command::new(env!("CARGO_BIN_EXE_bidtb"))
         .args([&solve[..], &["--out", k, "--checkpoint-seconds", "1"]].concat())
         .stdout(Stdio::null())
@@ -391,13 +394,13 @@ fn stopped_and_killed_solve_runs_resume_to_the_uninterrupted_result() {
         .spawn()
         .unwrap();
     // SIGKILL as soon as the first periodic save is there (it is complete once visible).
-    while !saved.exists() && child.try_wait().unwrap().is_none() {
+    while !has_solve_checkpoint(&saved) && child.try_wait().unwrap().is_none() {
         std::thread::sleep(Duration::from_millis(10));
     }
     let _ = child.kill();
     let status = child.wait().unwrap();
     assert!(
-        saved.exists(),
+        has_solve_checkpoint(&saved),
         "no periodic save before the run ended ({status})"
     );
     let (code, _, stderr) = bidtb(&[&solve[..], &["--out", k, "--resume"]].concat());
@@ -512,7 +515,7 @@ fn a_killed_four_piece_run_resumes_to_the_uninterrupted_result() {
     assert_eq!(code, 0, "{stderr}");
     let killed = tempfile::tempdir().unwrap();
     let k = killed.path().to_str().unwrap();
-    let saved = killed.path().join("5x5/solve.ckpt");
+    let saved = killed.path().join("5x5");
     let mut child = Command::new(env!("CARGO_BIN_EXE_bidtb"))
         .args([&four[..], &["--out", k, "--checkpoint-seconds", "1"]].concat())
         .stdout(Stdio::null())
@@ -521,13 +524,15 @@ fn a_killed_four_piece_run_resumes_to_the_uninterrupted_result() {
         .unwrap();
     // The first save of a four-piece material: the three-piece tables exist by then.
     let first_four = killed.path().join("5x5/KBBvK.bidtb");
-    while !(saved.exists() && first_four.exists()) && child.try_wait().unwrap().is_none() {
+    while !(has_solve_checkpoint(&saved) && first_four.exists())
+        && child.try_wait().unwrap().is_none()
+    {
         std::thread::sleep(Duration::from_millis(10));
     }
     let _ = child.kill();
     let status = child.wait().unwrap();
     assert!(
-        saved.exists(),
+        has_solve_checkpoint(&saved),
         "no periodic save before the run ended ({status})"
     );
     let made_before: Vec<_> = std::fs::read_dir(killed.path().join("5x5"))
@@ -542,6 +547,18 @@ fn a_killed_four_piece_run_resumes_to_the_uninterrupted_result() {
         solve_result(killed.path(), "5x5"),
         solve_result(plain.path(), "5x5")
     );
+}
+
+/// Whether a board directory holds a solve checkpoint (any job's: `solve-KNvKN.ckpt`).
+fn has_solve_checkpoint(board_dir: &std::path::Path) -> bool {
+    std::fs::read_dir(board_dir)
+        .map(|r| {
+            r.flatten().any(|e| {
+                let name = e.file_name().to_string_lossy().to_string();
+                name.starts_with("solve-") && name.ends_with(".ckpt")
+            })
+        })
+        .unwrap_or(false)
 }
 
 /// Asks the run to stop when a stage line names `stage` (`beta: float`).
@@ -602,14 +619,14 @@ fn a_stop_before_beta_keeps_a_state_keeps_alphas_final_one() {
     else {
         panic!("stopped in beta's first stage, nothing was saved")
     };
-    assert_eq!(path, checkpoint::path(dir.path()));
+    assert_eq!(path, checkpoint::path(dir.path(), &[m]));
     // The checkpoint holds α's final state alone: its strategies after its rounds.
     let job = Job {
         board,
         materials: &[m],
         graph: &graph,
     };
-    let Loaded::States(states) = checkpoint::load(dir.path(), job).unwrap() else {
+    let (Loaded::States(states), _) = checkpoint::load(dir.path(), job).unwrap() else {
         panic!("the checkpoint loads")
     };
     assert_eq!(states.len(), 1);
@@ -648,4 +665,42 @@ fn a_stop_before_beta_keeps_a_state_keeps_alphas_final_one() {
     };
     assert_eq!(beta(&resumed), beta(&plain));
     assert!(beta(&plain) != plain.alpha.values.values());
+}
+
+/// Jobs side by side (`--jobs 2`, the default) make the files of one job after another:
+/// the same tables, records, lists and summary, in the same order; and they do run side
+/// by side (a job starts before the one started last is done).
+#[test]
+fn jobs_side_by_side_make_the_files_of_one_after_another() {
+    let four = [
+        "generate", "--board", "5x5", "--pieces", "4", "--method", "solve",
+    ];
+    let (one, two) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let out = |d: &tempfile::TempDir| d.path().to_str().unwrap().to_string();
+    let (code, _, stderr) =
+        bidtb(&[&four[..], &["--jobs", "1", "-q", "--out", &out(&one)]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = bidtb(&[&four[..], &["--jobs", "2", "--out", &out(&two)]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        solve_result(one.path(), "5x5"),
+        solve_result(two.path(), "5x5")
+    );
+    // `material 9/36: KBvKB` starts, `material 9/36 done: …` ends.
+    let mut under_way: Vec<String> = Vec::new();
+    let mut overlapped = 0;
+    for line in stderr.lines() {
+        let Some(rest) = line.strip_prefix("material ") else {
+            continue;
+        };
+        let number = rest.split([':', ' ']).next().unwrap().to_string();
+        if rest.contains(" done:") {
+            under_way.retain(|n| *n != number);
+        } else if !rest.contains("skipped") {
+            overlapped += !under_way.is_empty() as usize;
+            under_way.push(number);
+        }
+    }
+    assert!(overlapped > 0, "no job started beside another:\n{stderr}");
+    assert!(stderr.contains("stage solve ("), "{stderr}");
 }

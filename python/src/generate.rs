@@ -11,7 +11,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
 
 use bidtb::error::Error;
-use bidtb::generate::driver::{self, Driven};
+use bidtb::generate::driver::{self, Driven, Stopped};
 use bidtb::generate::session::{self, Session};
 use bidtb::generate::{Control, Method, Observer, Options};
 use bidtb::geometry::Board;
@@ -344,14 +344,10 @@ pub fn generate(
     if let Some(e) = pending {
         // Ctrl-C or the callback's exception: raised whatever the run did meanwhile.
         if e.is_instance_of::<PyKeyboardInterrupt>(py)
-            && let Some(Ok(Driven::Interrupted {
-                materials,
-                checkpoint,
-                n,
-            })) = &done
+            && let Some(Ok(Driven::Interrupted(stopped))) = &done
         {
             return Err(PyKeyboardInterrupt::new_err(interrupted(
-                method, &out, board, materials, *n, checkpoint,
+                method, &out, board, stopped,
             )));
         }
         return Err(e);
@@ -373,18 +369,9 @@ pub fn generate(
                 .join("; "),
         )),
         Ok(Driven::Finished(..)) => None,
-        Ok(Driven::Interrupted {
-            materials,
-            n,
-            checkpoint,
-        }) => {
+        Ok(Driven::Interrupted(stopped)) => {
             return Err(PyKeyboardInterrupt::new_err(interrupted(
-                method,
-                &out,
-                board,
-                &materials,
-                n,
-                &checkpoint,
+                method, &out, board, &stopped,
             )));
         }
         Err(e @ Error::Uncertified(_)) => Some(e),
@@ -402,17 +389,16 @@ pub fn generate(
 }
 
 /// What a stopped run says: where it stopped, what was saved, how to resume.
-fn interrupted(
-    method: Method,
-    out: &Path,
-    board: Board,
-    materials: &[Material],
-    n: u32,
-    checkpoint: &Option<PathBuf>,
-) -> String {
+fn interrupted(method: Method, out: &Path, board: Board, stopped: &[Stopped]) -> String {
     let again = format!(
         "bidtb.generate(board=\"{board}\", method=\"{method}\", out=\"{}\", resume=True)",
         out.display()
     );
-    session::interrupted_message(method, materials, n, checkpoint.as_deref(), &again)
+    stopped
+        .iter()
+        .map(|s| {
+            session::interrupted_message(method, &s.materials, s.n, s.checkpoint.as_deref(), &again)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }

@@ -40,7 +40,7 @@ impl Store for Census {
     fn has(&self, m: Material) -> bool {
         self.solved.has(m)
     }
-    fn keep(&mut self, sol: Solution) -> Result<(), Error> {
+    fn keep(&mut self, sol: Solution, written: driver::Written) -> Result<(), Error> {
         if !sol.certified() {
             return Err(Error::Uncertified(format!(
                 "{} on {}: the certificate failed",
@@ -56,7 +56,7 @@ impl Store for Census {
             .push(atlas::row(&sol, sol.cost.seconds, sol.cost.peak_mib));
         self.alpha_below_beta += &report::alpha_below_beta_lines(&sol);
         self.quiescent += &report::quiescent_lines(&sol);
-        self.solved.keep(sol)
+        self.solved.keep(sol, written)
     }
 }
 
@@ -72,7 +72,7 @@ fn census(board: Board, args: &Args) -> Result<BoardCensus, Error> {
     });
     let skipped = match run {
         Ok(Driven::Finished(_, skipped)) => skipped,
-        Ok(Driven::Interrupted { .. }) => {
+        Ok(Driven::Interrupted(_)) => {
             return Ok((Err(format!("over {} s", args.max_seconds)), Vec::new()));
         }
         Err(e @ (Error::Resources(_) | Error::Uncertified(_))) => {

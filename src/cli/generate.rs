@@ -87,7 +87,9 @@ impl Observer for Progress {
         }
     }
     fn stage_done(&self, name: &str, seconds: f64) {
-        if let (Some(bar), "iterate" | "solve") = (&self.bar, name) {
+        // A job beside others names itself: `solve (KNvKN)`.
+        let stage = name.split(" (").next().unwrap_or(name);
+        if let (Some(bar), "iterate" | "solve") = (&self.bar, stage) {
             bar.finish_and_clear();
         }
         self.line(&format!("stage {name}: {seconds:.3} s"));
@@ -342,6 +344,14 @@ pub(super) struct Args {
     /// captures and promotions lead to (reused where valid tables already exist).
     #[arg(long, value_name = "MATERIALS")]
     pub material: Option<String>,
+    /// With --method solve and several materials: run up to N jobs (materials) side by
+    /// side, 1 to 16 (1: one after another). A job starts as soon as every material it
+    /// reads is made, and beside others only when the memory estimates of all of them fit
+    /// together under the memory limit (BIDTB_MEMORY_GUARD, or the memory available); the
+    /// files are the same either way. On a few cores the second job uses what the first
+    /// leaves idle: a large system refined on one core, tables written to disk.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=16), value_name = "N")]
+    pub jobs: u8,
 }
 
 /// The `--method` values.
@@ -433,6 +443,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         pieces,
         material,
         plan,
+        jobs,
     } = args;
     let method = match method {
         MethodArg::Iterate => Method::Iterate,
@@ -511,6 +522,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         page_above: bidtb::resources::page_above()
             .map_err(|e| (2, e))?
             .unwrap_or(bidtb::progress::PAGE_ABOVE_BYTES),
+        jobs: usize::from(jobs),
         ..generate::Control::default()
     };
     let driven = generate::driver::run(&options, &progress, &control, &mut session.store);
@@ -529,18 +541,24 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
             )))
         }
         Ok(Driven::Finished(..)) => None,
-        Ok(Driven::Interrupted {
-            materials,
-            n,
-            checkpoint,
-        }) => {
+        Ok(Driven::Interrupted(stopped)) => {
             let again = format!(
                 "`bidtb generate --board {board} --method {method} --out {} --resume`",
                 out.display()
             );
-            let msg =
-                session::interrupted_message(method, &materials, n, checkpoint.as_deref(), &again);
-            return Err((130, Error::Interrupted(msg)));
+            let msg: Vec<String> = stopped
+                .iter()
+                .map(|s| {
+                    session::interrupted_message(
+                        method,
+                        &s.materials,
+                        s.n,
+                        s.checkpoint.as_deref(),
+                        &again,
+                    )
+                })
+                .collect();
+            return Err((130, Error::Interrupted(msg.join("\n"))));
         }
         Err(e @ Error::Uncertified(_)) => Some(e),
         Err(e) => return Err((super::exit_code(&e), e)),

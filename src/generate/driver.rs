@@ -9,14 +9,15 @@
 //! other material.
 
 use super::{Control, Known, Method, Observer, Options, Run, Solution, Solved, solve_job};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
+use super::report::MaterialRecord;
 use crate::error::Error;
 use crate::material::Material;
-use crate::resources::MemoryGuard;
 
 /// Where finished materials go and where later jobs read their exits from.
-pub trait Store: Solved {
+pub trait Store: Solved + Send {
     /// Whether the store holds material `m`, finished and usable.
     fn has(&self, m: Material) -> bool;
     /// Get ready to answer [`Solved::known`] for the materials `needed`, those the job's
@@ -24,13 +25,43 @@ pub trait Store: Solved {
     fn prepare(&mut self, _needed: &[Material]) -> Result<(), Error> {
         Ok(())
     }
-    /// Keep a finished job (write its tables, remember its values).
-    fn keep(&mut self, solution: Solution) -> Result<(), Error>;
+    /// A reader of the materials `needed` (opened by [`Store::prepare`]) that holds
+    /// nothing of the store, for a job run on a thread of its own beside others; None (the
+    /// default) where the store answers only itself: its jobs then run one at a time.
+    fn reader(&self, _needed: &[Material]) -> Option<Box<dyn Solved + Send>> {
+        None
+    }
+    /// What writes a finished job's files (the slow part of keeping it, which needs
+    /// nothing of the store's state): run on the job's own thread, so that the other jobs
+    /// go on meanwhile. Writes nothing by default.
+    fn writer(&self) -> Writer {
+        Arc::new(|_| Ok(Written::default()))
+    }
+    /// Keep a finished job whose files `written` made (remember its values, note its
+    /// records).
+    fn keep(&mut self, solution: Solution, written: Written) -> Result<(), Error>;
     /// A material of the request that the store holds already and the run reuses.
     fn reuse(&mut self, _m: Material) -> Result<(), Error> {
         Ok(())
     }
+    /// Put what the store reports in the run's order, `order` (the materials in
+    /// dependency order): jobs side by side are kept in the order they finish.
+    fn arrange(&mut self, _order: &[Material]) {}
 }
+
+/// What a [`Store::writer`] wrote of a finished job.
+#[derive(Debug, Default)]
+pub struct Written {
+    /// The records of its materials.
+    pub records: Vec<MaterialRecord>,
+    /// Table files written.
+    pub files: usize,
+    /// Seconds it took.
+    pub seconds: f64,
+}
+
+/// Writes a finished job's files: see [`Store::writer`].
+pub type Writer = Arc<dyn Fn(&Solution) -> Result<Written, Error> + Send + Sync>;
 
 /// Solutions kept in memory.
 #[derive(Default)]
@@ -74,7 +105,7 @@ impl Store for InMemory {
             .iter()
             .any(|s| s.index.class_number(m).is_some())
     }
-    fn keep(&mut self, solution: Solution) -> Result<(), Error> {
+    fn keep(&mut self, solution: Solution, _written: Written) -> Result<(), Error> {
         self.solutions.push(solution);
         Ok(())
     }
@@ -165,23 +196,60 @@ pub fn plan(options: &Options) -> Vec<Planned> {
         .collect()
 }
 
+/// A job that a stop request interrupted.
+#[derive(Debug)]
+pub struct Stopped {
+    /// The job's materials.
+    pub materials: Vec<Material>,
+    /// The iteration reached (0 for the solve method).
+    pub n: u32,
+    /// The checkpoint written, if any.
+    pub checkpoint: Option<std::path::PathBuf>,
+}
+
 /// How a driven run ended.
 pub enum Driven {
     /// Every job finished (each kept by the store) or was skipped: the materials of each
     /// job made, in order, and the jobs skipped.
     Finished(Vec<Vec<Material>>, Vec<Skipped>),
-    /// A job was stopped: its materials, the iteration reached, the checkpoint saved.
-    Interrupted {
-        /// The materials of the job under way.
-        materials: Vec<Material>,
-        /// The iteration reached (0 for the solve method).
-        n: u32,
-        /// The checkpoint written, if any.
-        checkpoint: Option<std::path::PathBuf>,
-    },
+    /// The run was stopped: the jobs under way then (one, or several side by side), each
+    /// with what it saved.
+    Interrupted(Vec<Stopped>),
 }
 
-/// Run every job of a request in order, each kept by `store` before the next starts.
+/// A job of a run, waiting or under way.
+struct Job {
+    /// Its number in the run, from 1.
+    k: usize,
+    materials: Vec<Material>,
+    name: String,
+    /// Its memory estimate in bytes.
+    estimate: u64,
+    /// It may only run with no other job beside it: the memory guard stopped it once
+    /// beside another.
+    alone: bool,
+}
+
+/// A job under way on a thread of its own.
+struct Running {
+    job: Job,
+    /// Raised by the memory guard to stop it.
+    over: Arc<AtomicBool>,
+    /// Another job ran beside it at some time.
+    had_company: bool,
+}
+
+/// What a job hands back: its result and what its files' writer wrote (nothing unless it
+/// finished), or the payload of its panic.
+type Report = (usize, std::thread::Result<Result<(Run, Written), Error>>);
+
+/// Run every job of a request, each kept by `store` as soon as it finishes. With
+/// `control.jobs` above 1, up to that many side by side: a job starts once every material
+/// it reads is kept, beside the others only when the memory estimates of all of them fit
+/// under the memory guard's limit; the first job waiting (in dependency order) whose
+/// materials are ready starts first. The store's reports are put in dependency order at
+/// the end ([`Store::arrange`]), so a run's files do not depend on which job finished
+/// first.
 pub fn run(
     options: &Options,
     obs: &dyn Observer,
@@ -189,68 +257,92 @@ pub fn run(
     store: &mut dyn Store,
 ) -> Result<Driven, Error> {
     let all = jobs(options, store, control.resume)?;
-    let mut jobs = Vec::new();
+    let order: Vec<Material> = all
+        .iter()
+        .flat_map(|j| match j {
+            Ok(materials) => materials.clone(),
+            Err(m) => vec![*m],
+        })
+        .collect();
+    let mut waiting = std::collections::VecDeque::new();
     for job in all {
         match job {
-            Ok(materials) => jobs.push(materials),
+            Ok(materials) => waiting.push_back(materials),
             Err(reused) => store.reuse(reused)?,
         }
     }
-    let total = jobs.len();
-    let mut done = Vec::new();
-    let mut skipped: Vec<Skipped> = Vec::new();
+    let total = waiting.len();
     let guard_limit = crate::resources::guard_limit()?;
-    for (k, materials) in jobs.into_iter().enumerate() {
-        let name = materials
-            .iter()
-            .map(Material::to_string)
-            .collect::<Vec<_>>()
-            .join(", ");
-        if let Some(reason) = cannot_start(options, &materials, &skipped, control.page_above) {
-            obs.skipped(k + 1, total, &name, &reason);
-            skipped.push(Skipped {
-                materials: materials.iter().map(Material::to_string).collect(),
-                reason,
-            });
-            continue;
-        }
-        obs.material(k + 1, total, &name);
-        store.prepare(&Material::next_outside(&materials))?;
-        control.over_memory.store(false, Ordering::Relaxed);
-        let guard = guard_limit.map(|limit| MemoryGuard::new(limit, &control.over_memory));
-        let solved = match &guard {
-            Some(guard) => guard
-                .watch(|| solve_or_start_over(options, &materials, &name, obs, control, &*store)),
-            None => solve_or_start_over(options, &materials, &name, obs, control, &*store),
-        };
-        match solved? {
-            Run::Finished(sol) => {
-                obs.finished(k + 1, total, &finished_line(&sol));
-                store.keep(*sol)?
-            }
-            Run::Interrupted { .. }
-                if control.is_over_memory()
-                    && !control.stop.is_some_and(|s| s.load(Ordering::Relaxed)) =>
-            {
-                // Stopped by the guard, not asked to: skipped like a job refused up front.
-                let reason = guard.map_or_else(String::new, |g| g.reason());
-                control.over_memory.store(false, Ordering::Relaxed);
-                obs.skipped(k + 1, total, &name, &reason);
-                skipped.push(Skipped {
-                    materials: materials.iter().map(Material::to_string).collect(),
-                    reason,
-                });
-                continue;
-            }
-            Run::Interrupted { n, checkpoint } => {
-                return Ok(Driven::Interrupted {
-                    materials,
-                    n,
-                    checkpoint,
-                });
-            }
-        }
-        done.push(materials);
+    let waiting: Vec<Job> = waiting
+        .into_iter()
+        .enumerate()
+        .map(|(i, materials)| Job {
+            k: i + 1,
+            name: materials
+                .iter()
+                .map(Material::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            estimate: estimate(options, &materials, control.page_above),
+            materials,
+            alone: false,
+        })
+        .collect();
+    // Jobs side by side share what a job alone may use: the guard's limit, and the memory
+    // the estimate of a job alone is checked against (the smaller); only where both are
+    // known.
+    let beside_limit = match (guard_limit, crate::resources::usable_bytes()) {
+        (Some(guard), Some((usable, _))) => Some(guard.min(usable)),
+        _ => None,
+    };
+    let lanes = if beside_limit.is_some() {
+        control.jobs.max(1)
+    } else {
+        1
+    };
+    // Side by side only where jobs can read without the store.
+    let lanes = if store.reader(&[]).is_some() {
+        lanes
+    } else {
+        1
+    };
+    let halt = AtomicBool::new(false);
+    let mut lanes = Lanes {
+        options,
+        obs,
+        control,
+        store,
+        total,
+        lanes,
+        limit: guard_limit,
+        beside_limit,
+        waiting,
+        running: Vec::new(),
+        done: Vec::new(),
+        skipped: Vec::new(),
+        stopped: Vec::new(),
+        failure: None,
+        halt: &halt,
+        unwatched: false,
+    };
+    let outcome = lanes.drive();
+    let Lanes {
+        store,
+        done,
+        skipped,
+        stopped,
+        failure,
+        ..
+    } = lanes;
+    store.arrange(&order);
+    if let Err(payload) = outcome {
+        std::panic::resume_unwind(payload);
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    if !stopped.is_empty() {
+        return Ok(Driven::Interrupted(stopped));
     }
     // A request of one job refused on memory fails as that job would have.
     if total == 1
@@ -260,6 +352,443 @@ pub fn run(
         return Err(Error::Resources(only.reason.clone()));
     }
     Ok(Driven::Finished(done, skipped))
+}
+
+/// The memory estimate of a job (what decides whether it may start beside others).
+fn estimate(options: &Options, materials: &[Material], page_above: u64) -> u64 {
+    let positions: usize = materials
+        .iter()
+        .map(|&m| crate::index::estimate_positions(options.board, m))
+        .sum();
+    match options.method {
+        Method::Iterate => u64::MAX,
+        Method::Solve => crate::resources::estimate_paged_solve_bytes(
+            positions,
+            options.board,
+            materials,
+            page_above,
+        ),
+    }
+}
+
+/// The jobs of a run and the threads they run on.
+struct Lanes<'r, 'c, 's> {
+    options: &'r Options,
+    obs: &'r dyn Observer,
+    control: &'r Control<'c>,
+    store: &'s mut dyn Store,
+    total: usize,
+    /// At most this many jobs side by side.
+    lanes: usize,
+    /// The memory guard's limit, if known.
+    limit: Option<u64>,
+    /// What the jobs side by side may hold together by their estimates: the guard's limit
+    /// or the memory usable when the run started, the smaller.
+    beside_limit: Option<u64>,
+    /// Jobs not started, in dependency order.
+    waiting: Vec<Job>,
+    running: Vec<Running>,
+    /// The materials of each job made, in the order they were kept.
+    done: Vec<Vec<Material>>,
+    skipped: Vec<Skipped>,
+    /// Jobs a stop request interrupted.
+    stopped: Vec<Stopped>,
+    /// The first error: no job starts after it, and those under way are stopped.
+    failure: Option<Error>,
+    /// Stops every job under way (a stop request, or a failure).
+    halt: &'r AtomicBool,
+    /// No watch runs (no thread could start): no memory guard, and the jobs see the
+    /// caller's stop flag itself.
+    unwatched: bool,
+}
+
+impl Lanes<'_, '_, '_> {
+    /// Start jobs while lanes are free, collect them as they end; until every job has
+    /// ended. The payload of a job's panic, once the others have ended.
+    fn drive(&mut self) -> Result<(), Box<dyn std::any::Any + Send>> {
+        let (tx, rx) = std::sync::mpsc::channel::<Report>();
+        let guarded: Mutex<Vec<(usize, Arc<AtomicBool>)>> = Mutex::new(Vec::new());
+        let finished = AtomicBool::new(false);
+        let mut panic = None;
+        std::thread::scope(|scope| {
+            let (stop, halt, limit) = (self.control.stop, self.halt, self.limit);
+            let (guarded, finished) = (&guarded, &finished);
+            let watch = move || watch(stop, halt, limit, guarded, finished);
+            let watcher = std::thread::Builder::new()
+                .name("job watch".into())
+                .stack_size(64 << 10)
+                .spawn_scoped(scope, watch);
+            if watcher.is_err() {
+                // Under a tight `ulimit -v` no thread starts: one job at a time, unwatched,
+                // stopped by the caller's flag itself.
+                self.lanes = 1;
+                self.unwatched = true;
+            }
+            // The watch ends with this loop, even when it unwinds.
+            let _end = Finish(finished);
+            loop {
+                if self.failure.is_none() && !self.stopping() {
+                    self.start_ready(scope, &tx, guarded);
+                }
+                if self.running.is_empty() {
+                    break;
+                }
+                let Ok((k, result)) = rx.recv() else {
+                    break;
+                };
+                let at = self
+                    .running
+                    .iter()
+                    .position(|r| r.job.k == k)
+                    .expect("a running job reports");
+                let ended = self.running.remove(at);
+                guarded
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .retain(|(g, _)| *g != k);
+                match result {
+                    Ok(result) => self.ended(ended, result),
+                    Err(payload) => {
+                        self.halt.store(true, Ordering::Relaxed);
+                        panic.get_or_insert(payload);
+                    }
+                }
+            }
+        });
+        match panic {
+            Some(payload) => Err(payload),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether a stop was asked for (by the caller, or by a failure).
+    fn stopping(&self) -> bool {
+        self.halt.load(Ordering::Relaxed)
+            || self.control.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    /// Start the first waiting jobs whose materials are ready, while lanes are free and
+    /// memory allows; skip those that cannot run at all.
+    fn start_ready<'scope>(
+        &mut self,
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        tx: &std::sync::mpsc::Sender<Report>,
+        guarded: &Mutex<Vec<(usize, Arc<AtomicBool>)>>,
+    ) where
+        Self: 'scope,
+    {
+        while self.running.len() < self.lanes {
+            let Some(at) = self.next_ready() else {
+                return;
+            };
+            let job = self.waiting.remove(at);
+            if self.running.is_empty() {
+                if let Some(reason) = cannot_start(
+                    self.options,
+                    &job.materials,
+                    &self.skipped,
+                    self.control.page_above,
+                ) {
+                    self.skip(&job, reason);
+                    continue;
+                }
+            } else if let Some(reason) = needs_skipped(&job.materials, &self.skipped) {
+                self.skip(&job, reason);
+                continue;
+            }
+            self.start(job, scope, tx, guarded);
+        }
+    }
+
+    /// The first waiting job that may start now: every material it reads kept (or
+    /// skipped, which skips it), and room beside the jobs under way.
+    fn next_ready(&self) -> Option<usize> {
+        let unfinished = |m: &Material| {
+            self.waiting
+                .iter()
+                .chain(self.running.iter().map(|r| &r.job))
+                .any(|j| j.materials.contains(m))
+        };
+        let beside = self.running.iter().map(|r| r.job.estimate).sum::<u64>();
+        let fits = |job: &Job| {
+            self.running.is_empty()
+                || (!job.alone
+                    && !self.running.iter().any(|r| r.job.alone)
+                    && self
+                        .beside_limit
+                        .is_some_and(|l| beside.saturating_add(job.estimate) <= l))
+        };
+        self.waiting.iter().position(|job| {
+            let needed = Material::next_outside(&job.materials);
+            needed.iter().all(|m| !unfinished(m)) && fits(job)
+        })
+    }
+
+    fn skip(&mut self, job: &Job, reason: String) {
+        self.obs.skipped(job.k, self.total, &job.name, &reason);
+        self.skipped.push(Skipped {
+            materials: job.materials.iter().map(Material::to_string).collect(),
+            reason,
+        });
+    }
+
+    /// Open what the job reads and start it on a thread of its own.
+    fn start<'scope>(
+        &mut self,
+        job: Job,
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        tx: &std::sync::mpsc::Sender<Report>,
+        guarded: &Mutex<Vec<(usize, Arc<AtomicBool>)>>,
+    ) where
+        Self: 'scope,
+    {
+        let beside = !self.running.is_empty();
+        if !beside {
+            crate::resources::release_free_memory();
+        }
+        self.obs.material(job.k, self.total, &job.name);
+        let mut needed = Material::next_outside(&job.materials);
+        for r in &self.running {
+            needed.extend(Material::next_outside(&r.job.materials));
+        }
+        if let Err(e) = self.store.prepare(&needed) {
+            self.fail(e);
+            return;
+        }
+        let over = Arc::new(AtomicBool::new(false));
+        guarded
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((job.k, over.clone()));
+        for r in &mut self.running {
+            r.had_company = true;
+        }
+        let (options, obs, halt) = (self.options, self.obs, self.halt);
+        let writer = self.store.writer();
+        let control = Control {
+            checkpoint_dir: self.control.checkpoint_dir.clone(),
+            checkpoint_every: self.control.checkpoint_every,
+            checkpoint_seconds: self.control.checkpoint_seconds,
+            resume: self.control.resume,
+            stop: if self.unwatched {
+                self.control.stop
+            } else {
+                Some(halt)
+            },
+            saved: self.control.saved.clone(),
+            over_memory: over.clone(),
+            spill_above: self.control.spill_above,
+            page_above: self.control.page_above,
+            jobs: 1,
+            beside_others: beside,
+        };
+        let (k, materials, name) = (job.k, job.materials.clone(), job.name.clone());
+        let job_name = job.name.clone();
+        let reader = self.store.reader(&Material::next_outside(&job.materials));
+        self.running.push(Running {
+            job,
+            over,
+            had_company: beside,
+        });
+        let work = move |solved: &dyn Solved, obs: &dyn Observer| {
+            let run = solve_or_start_over(options, &materials, &name, obs, &control, solved)?;
+            let written = match &run {
+                Run::Finished(sol) => writer(sol)?,
+                Run::Interrupted { .. } => Written::default(),
+            };
+            Ok((run, written))
+        };
+        let reader = reader.map(Arc::new);
+        if let Some(own) = reader.clone().filter(|_| self.lanes > 1) {
+            // The work goes to the job's thread, or stays here if no thread starts.
+            let work = Arc::new(Mutex::new(Some(work)));
+            let (sender, name, handed) = (tx.clone(), job_name, work.clone());
+            let spawned = std::thread::Builder::new()
+                .name(format!("job {name}"))
+                .stack_size(JOB_STACK)
+                .spawn_scoped(scope, move || {
+                    let named = Named {
+                        inner: obs,
+                        name: &name,
+                    };
+                    let work = handed.lock().ok().and_then(|mut w| w.take());
+                    let Some(work) = work else { return };
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        work(&**own, &named)
+                    }));
+                    let _ = sender.send((k, result));
+                });
+            if spawned.is_ok() {
+                return;
+            }
+            // No thread (a tight `ulimit -v`): this job, and the rest, one at a time here.
+            self.lanes = 1;
+            let work = work.lock().ok().and_then(|mut w| w.take());
+            if let Some(work) = work {
+                self.inline(k, work, reader.as_deref().map(|r| &**r), tx);
+            }
+            return;
+        }
+        let reader = reader.as_deref().map(|r| &**r);
+        self.inline(k, work, reader, tx);
+    }
+
+    /// Run a job on this thread (one at a time), reading its exits from `reader`, or from
+    /// the store itself where it has no reader; its report goes to `tx` as a thread's would.
+    fn inline(
+        &self,
+        k: usize,
+        work: impl FnOnce(&dyn Solved, &dyn Observer) -> Result<(Run, Written), Error>,
+        reader: Option<&(dyn Solved + Send)>,
+        tx: &std::sync::mpsc::Sender<Report>,
+    ) {
+        let solved: &dyn Solved = match reader {
+            Some(reader) => reader,
+            None => &*self.store,
+        };
+        let obs = self.obs;
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(solved, obs)));
+        let _ = tx.send((k, result));
+    }
+
+    /// A job has ended: keep it, requeue it, skip it, or note why the run stops.
+    fn ended(&mut self, ended: Running, result: Result<(Run, Written), Error>) {
+        let Running {
+            job,
+            over,
+            had_company,
+        } = ended;
+        match result {
+            Ok((Run::Finished(sol), written)) => {
+                self.obs.finished(job.k, self.total, &finished_line(&sol));
+                match self.store.keep(*sol, written) {
+                    Ok(()) => self.done.push(job.materials),
+                    Err(e) => self.fail(e),
+                }
+            }
+            Ok((Run::Interrupted { .. }, _))
+                if over.load(Ordering::Relaxed) && !self.stopping() && had_company =>
+            {
+                // Stopped by the guard beside another job: it runs again later, alone.
+                self.obs.notice(&format!(
+                    "{} stopped beside another job above the memory limit; it runs again \
+                     alone",
+                    job.name
+                ));
+                let at = self
+                    .waiting
+                    .iter()
+                    .position(|w| w.k > job.k)
+                    .unwrap_or(self.waiting.len());
+                self.waiting.insert(at, Job { alone: true, ..job });
+            }
+            Ok((Run::Interrupted { .. }, _))
+                if over.load(Ordering::Relaxed) && !self.stopping() =>
+            {
+                // Stopped by the guard, not asked to: skipped like a job refused up front.
+                let reason = crate::resources::over_limit_reason(
+                    OVER.load(Ordering::Relaxed),
+                    self.limit.unwrap_or(0),
+                );
+                self.skip(&job, reason);
+            }
+            Ok((Run::Interrupted { n, checkpoint }, _)) => {
+                if self.failure.is_none() {
+                    self.stopped.push(Stopped {
+                        materials: job.materials,
+                        n,
+                        checkpoint,
+                    });
+                }
+            }
+            Err(e) => self.fail(e),
+        }
+    }
+
+    /// Note the run's first failure and stop the jobs under way.
+    fn fail(&mut self, e: Error) {
+        self.halt.store(true, Ordering::Relaxed);
+        self.failure.get_or_insert(e);
+    }
+}
+
+/// Raises its flag when dropped.
+struct Finish<'a>(&'a AtomicBool);
+
+impl Drop for Finish<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Every 100 ms until `finished`: pass a stop request (`stop`) on to the jobs (`halt`), and
+/// hold the process's memory under the guard's `limit` by stopping the job started last
+/// (its flag in `guarded`, the jobs under way in the order they started).
+fn watch(
+    stop: Option<&AtomicBool>,
+    halt: &AtomicBool,
+    limit: Option<u64>,
+    guarded: &Mutex<Vec<(usize, Arc<AtomicBool>)>>,
+    finished: &AtomicBool,
+) {
+    let mut highest = 0;
+    while !finished.load(Ordering::Relaxed) {
+        if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            halt.store(true, Ordering::Relaxed);
+        }
+        if let (Some(limit), Some(now)) = (limit, crate::resources::sample_anonymous()) {
+            highest = highest.max(now);
+            let guarded = guarded.lock().unwrap_or_else(|e| e.into_inner());
+            let stopping_one = guarded.iter().any(|(_, f)| f.load(Ordering::Relaxed));
+            if now > limit && !stopping_one {
+                if let Some((_, flag)) = guarded.last() {
+                    flag.store(true, Ordering::Relaxed);
+                }
+                OVER.store(highest, Ordering::Relaxed);
+            }
+        }
+        std::thread::sleep(crate::resources::GUARD_PERIOD);
+    }
+}
+
+/// The stack of a job's thread: the main thread's (a job runs there one at a time).
+const JOB_STACK: usize = 8 << 20;
+
+/// The highest memory the guard saw when it last stopped a job, for the reason given.
+static OVER: AtomicU64 = AtomicU64::new(0);
+
+/// What one job among others side by side reports: its stage lines and notices name it.
+struct Named<'a> {
+    inner: &'a dyn Observer,
+    name: &'a str,
+}
+
+impl Observer for Named<'_> {
+    fn stage(&self, name: &str) {
+        self.inner.stage(name)
+    }
+    fn stage_done(&self, name: &str, seconds: f64) {
+        self.inner
+            .stage_done(&format!("{name} ({})", self.name), seconds)
+    }
+    fn iteration(&self, n: u32, changed: usize, bits: usize) {
+        self.inner.iteration(n, changed, bits)
+    }
+    fn richman_test(&self, n: u32, violations: usize) {
+        self.inner.richman_test(n, violations)
+    }
+    fn notice(&self, text: &str) {
+        self.inner.notice(&format!("{}: {text}", self.name))
+    }
+    fn notice_detail(&self, text: &str) {
+        self.inner.notice_detail(&format!("{}: {text}", self.name))
+    }
+    fn components(&self, done: usize, total: usize) {
+        self.inner.components(done, total)
+    }
+    fn refinement(&self, positions: usize, bits: u64) {
+        self.inner.refinement(positions, bits)
+    }
 }
 
 /// One line for a finished job: per material its positions, largest denominator and α < β
@@ -298,17 +827,21 @@ fn cannot_start(
     skipped: &[Skipped],
     page_above: u64,
 ) -> Option<String> {
+    needs_skipped(materials, skipped).or_else(|| {
+        match super::check_memory(options, materials, page_above) {
+            Err(Error::Resources(why)) => Some(why),
+            _ => None,
+        }
+    })
+}
+
+/// Why a job cannot start because a material it leads to was skipped, if one was.
+fn needs_skipped(materials: &[Material], skipped: &[Skipped]) -> Option<String> {
     let needed = Material::next_outside(materials);
-    if let Some(m) = needed
+    needed
         .iter()
         .find(|m| skipped.iter().any(|s| s.materials.contains(&m.to_string())))
-    {
-        return Some(format!("needs {m}, which was skipped"));
-    }
-    match super::check_memory(options, materials, page_above) {
-        Err(Error::Resources(why)) => Some(why),
-        _ => None,
-    }
+        .map(|m| format!("needs {m}, which was skipped"))
 }
 
 /// Solve a job; if it resumed from checkpoints and its values did not prove out (a
@@ -322,10 +855,10 @@ fn solve_or_start_over(
     name: &str,
     obs: &dyn Observer,
     control: &Control<'_>,
-    store: &dyn Store,
+    store: &dyn Solved,
 ) -> Result<Run, Error> {
     let resumable = match (&control.checkpoint_dir, control.resume) {
-        (Some(dir), true) => checkpoints(options.method, dir),
+        (Some(dir), true) => checkpoints(options.method, dir, materials),
         _ => Vec::new(),
     };
     let first = solve_job(options, materials, obs, control, store);
@@ -357,14 +890,16 @@ fn solve_or_start_over(
     solve_job(options, materials, obs, &control.afresh(), store)
 }
 
-/// The checkpoint files of `method` in a board directory (those a resumed job reads).
-fn checkpoints(method: Method, dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+/// The checkpoint files of `method` in a board directory that the job on `materials`
+/// reads when resumed.
+fn checkpoints(
+    method: Method,
+    dir: &std::path::Path,
+    materials: &[Material],
+) -> Vec<std::path::PathBuf> {
     match method {
         Method::Iterate => crate::iterate::checkpoint::list(dir),
-        Method::Solve => Some(crate::solve::checkpoint::path(dir))
-            .filter(|p| p.is_file())
-            .into_iter()
-            .collect(),
+        Method::Solve => crate::solve::checkpoint::candidates(dir, materials),
     }
 }
 
@@ -380,6 +915,6 @@ pub fn solve_all(options: &Options, obs: &dyn Observer) -> Result<Vec<Solution>,
                 .join("; "),
         )),
         Driven::Finished(..) => Ok(store.solutions),
-        Driven::Interrupted { .. } => unreachable!("without a stop flag a run never stops"),
+        Driven::Interrupted(_) => unreachable!("without a stop flag a run never stops"),
     }
 }

@@ -519,10 +519,14 @@ pub fn solve_job(
     control: &Control<'_>,
     solved: &dyn Solved,
 ) -> Result<Run, Error> {
-    check_memory(options, materials, control.page_above)?;
+    if !control.beside_others {
+        check_memory(options, materials, control.page_above)?;
+    }
     let board = options.board;
     let started = std::time::Instant::now();
-    resources::reset_peak();
+    if !control.beside_others {
+        resources::reset_peak();
+    }
     let mut timings = Timings::default();
     let index = timed(obs, "index", &mut timings.index, || {
         Index::new(board, materials)
@@ -649,7 +653,7 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
                     options.board
                 )
             }
-            Ok(driver::Driven::Interrupted { .. }) => {
+            Ok(driver::Driven::Interrupted(_)) => {
                 unreachable!("without a stop flag a run never stops")
             }
             Err(e) => panic!("the materials needed on {} failed: {e}", options.board),

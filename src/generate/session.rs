@@ -115,18 +115,15 @@ impl Session {
             atomic::write_atomic(&dir.join("convergence.csv"), csv.as_bytes())?;
         }
         let split = dir.join("alpha-below-beta.txt");
-        if store.alpha_below_beta.is_empty() {
+        let split_lines = store.alpha_below_beta();
+        if split_lines.is_empty() {
             let _ = std::fs::remove_file(&split);
         } else {
-            let lines = format!(
-                "{}{}",
-                report::ALPHA_BELOW_BETA_HEADING,
-                store.alpha_below_beta
-            );
+            let lines = format!("{}{split_lines}", report::ALPHA_BELOW_BETA_HEADING);
             atomic::write_atomic(&split, lines.as_bytes())?;
         }
         if store.summary.converged {
-            let lines = format!("{}{}", report::QUIESCENT_HEADING, store.quiescent);
+            let lines = format!("{}{}", report::QUIESCENT_HEADING, store.quiescent());
             atomic::write_atomic(&dir.join("quiescent.txt"), lines.as_bytes())?;
         }
         Ok(text)

@@ -7,9 +7,9 @@ use std::collections::HashMap;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
-use super::driver::Store;
+use super::driver::{Store, Writer, Written};
 use super::report::{self, MaterialRecord, Summary};
 use super::{Glance, Known, Solution, Solved};
 use crate::atomic;
@@ -94,9 +94,10 @@ pub fn certificate_failures(sol: &Solution) -> Option<String> {
     Some(text)
 }
 
-/// An open table to answer exits from.
+/// An open table to answer exits from: the mapped table and its whole dictionary are
+/// shared by the jobs reading it, a dictionary read value by value is each job's own.
 struct Opened {
-    table: Table,
+    table: Arc<Table>,
     dictionary: Dictionary,
 }
 
@@ -104,7 +105,7 @@ struct Opened {
 enum Dictionary {
     /// Every value decoded once, before the first job, when the dictionary holds at most
     /// [`DECODED_DICTIONARY`] bytes.
-    Whole(Vec<Value>),
+    Whole(Arc<Vec<Value>>),
     /// Values decoded as exits ask for them, each once while a job reads its exits (None
     /// once they are read: the job's terminals hold what it needs).
     ByValue(RwLock<Option<ReadOnce>>),
@@ -145,10 +146,15 @@ impl Opened {
         }
     }
 
-    /// Ready to read a job's exits (again).
-    fn ready(&mut self) {
-        if let Dictionary::ByValue(_) = self.dictionary {
-            self.dictionary = Dictionary::by_value(&self.table);
+    /// The same table for another job: the whole dictionary shared, one read value by
+    /// value started afresh.
+    fn for_a_job(&self) -> Opened {
+        Opened {
+            table: self.table.clone(),
+            dictionary: match &self.dictionary {
+                Dictionary::Whole(values) => Dictionary::Whole(values.clone()),
+                Dictionary::ByValue(_) => Dictionary::by_value(&self.table),
+            },
         }
     }
 
@@ -179,10 +185,9 @@ pub struct TableStore {
     opened: HashMap<Material, Opened>,
     /// The summary of the jobs kept so far.
     pub summary: Summary,
-    /// The lines of `quiescent.txt` so far.
-    pub quiescent: String,
-    /// The lines of `alpha-below-beta.txt` so far.
-    pub alpha_below_beta: String,
+    /// Per material noted so far: its lines of `quiescent.txt` and of
+    /// `alpha-below-beta.txt` (in the run's order once [`Store::arrange`]d).
+    lists: Vec<(Material, String, String)>,
     /// Materials whose record is in the summary.
     recorded: Vec<Material>,
     /// Table files written so far.
@@ -204,25 +209,12 @@ impl TableStore {
             accept_uncertified,
             opened: HashMap::new(),
             summary,
-            quiescent: String::new(),
-            alpha_below_beta: String::new(),
+            lists: Vec::new(),
             recorded: Vec::new(),
             written: 0,
             convergence: None,
             decoded_dictionary: DECODED_DICTIONARY,
         }
-    }
-
-    /// The open table of `material` and the index of its position with key `key`.
-    fn find(&self, material: Material, key: u64) -> Result<(&Opened, usize), Error> {
-        let o = self.opened.get(&material).ok_or_else(|| {
-            Error::Usage(format!("{material}'s table was not opened before the job"))
-        })?;
-        let i = o.table.find(key).ok_or_else(|| Error::Table {
-            path: o.table.path().display().to_string(),
-            reason: format!("no position with key {key}"),
-        })?;
-        Ok((o, i))
     }
 
     fn path(&self, m: Material) -> PathBuf {
@@ -241,8 +233,18 @@ impl TableStore {
         }
         self.recorded.push(m);
         self.summary.add_record(record);
-        self.quiescent += &record.quiescent;
-        self.alpha_below_beta += &record.alpha_below_beta;
+        self.lists
+            .push((m, record.quiescent.clone(), record.alpha_below_beta.clone()));
+    }
+
+    /// The lines of `quiescent.txt` (no heading line).
+    pub fn quiescent(&self) -> String {
+        self.lists.iter().map(|l| l.1.as_str()).collect()
+    }
+
+    /// The lines of `alpha-below-beta.txt` (no heading line).
+    pub fn alpha_below_beta(&self) -> String {
+        self.lists.iter().map(|l| l.2.as_str()).collect()
     }
 
     /// The table of `m` if it opens and is a certified table of `m` on this board.
@@ -267,7 +269,28 @@ impl TableStore {
     }
 }
 
-impl Solved for TableStore {
+/// The tables a job reads its exits from: its own view of the store's open tables (see
+/// [`Store::reader`]), so that jobs side by side read without a lock and each its own
+/// dictionaries value by value.
+pub struct Tables {
+    opened: HashMap<Material, Opened>,
+}
+
+impl Tables {
+    /// The open table of `material` and the index of its position with key `key`.
+    fn find(&self, material: Material, key: u64) -> Result<(&Opened, usize), Error> {
+        let o = self.opened.get(&material).ok_or_else(|| {
+            Error::Usage(format!("{material}'s table was not opened before the job"))
+        })?;
+        let i = o.table.find(key).ok_or_else(|| Error::Table {
+            path: o.table.path().display().to_string(),
+            reason: format!("no position with key {key}"),
+        })?;
+        Ok((o, i))
+    }
+}
+
+impl Solved for Tables {
     fn known(&self, material: Material, key: u64) -> Result<Known, Error> {
         let (o, i) = self.find(material, key)?;
         Ok(Known {
@@ -301,6 +324,14 @@ impl Solved for TableStore {
     }
 }
 
+impl Solved for TableStore {
+    fn known(&self, _material: Material, _key: u64) -> Result<Known, Error> {
+        Err(Error::Usage(
+            "a job reads its exits through the store's reader, not the store".into(),
+        ))
+    }
+}
+
 impl Store for TableStore {
     fn has(&self, m: Material) -> bool {
         self.usable(m).is_ok()
@@ -309,8 +340,7 @@ impl Store for TableStore {
     fn prepare(&mut self, needed: &[Material]) -> Result<(), Error> {
         self.opened.retain(|m, _| needed.contains(m));
         for &m in needed {
-            if let Some(o) = self.opened.get_mut(&m) {
-                o.ready();
+            if self.opened.contains_key(&m) {
                 continue;
             }
             let table = self.usable(m).map_err(|e| match e {
@@ -331,12 +361,13 @@ impl Store for TableStore {
             // nothing here relies on it (the certificate compares values exactly).
             let started = std::time::Instant::now();
             let dictionary = if table.dictionary_size_bytes() <= self.decoded_dictionary {
-                Dictionary::Whole(table.dictionary_values()?)
+                Dictionary::Whole(Arc::new(table.dictionary_values()?))
             } else {
                 table.advise_random();
                 Dictionary::by_value(&table)
             };
             self.summary.stage_seconds.boundary += started.elapsed().as_secs_f64();
+            let table = Arc::new(table);
             self.opened.insert(m, Opened { table, dictionary });
         }
         Ok(())
@@ -355,19 +386,50 @@ impl Store for TableStore {
         Ok(())
     }
 
-    fn keep(&mut self, sol: Solution) -> Result<(), Error> {
+    fn arrange(&mut self, order: &[Material]) {
+        let place = |m: &Material| order.iter().position(|o| o == m);
+        self.lists.sort_by_key(|l| place(&l.0));
+        let place_named = |name: &String| name.parse().ok().and_then(|m| place(&m));
+        self.summary.materials.sort_by_key(place_named);
+    }
+
+    fn reader(&self, needed: &[Material]) -> Option<Box<dyn Solved + Send>> {
+        let opened = needed
+            .iter()
+            .filter_map(|m| Some((*m, self.opened.get(m)?.for_a_job())))
+            .collect();
+        Some(Box::new(Tables { opened }))
+    }
+
+    fn writer(&self) -> Writer {
+        let (dir, accept) = (self.dir.clone(), self.accept_uncertified);
+        Arc::new(move |sol: &Solution| {
+            let started = std::time::Instant::now();
+            let records = report::records(sol);
+            let mut texts = Vec::with_capacity(records.len());
+            for record in &records {
+                let m: Material = record.material.parse()?;
+                let text = serde_json::to_string_pretty(record).expect("a record serialises");
+                texts.push((dir.join(format!("{m}.json")), text.into_bytes()));
+            }
+            let files = write_job(sol, &dir, accept, texts)?;
+            Ok(Written {
+                records,
+                files,
+                seconds: started.elapsed().as_secs_f64(),
+            })
+        })
+    }
+
+    fn keep(&mut self, sol: Solution, written: Written) -> Result<(), Error> {
         // A failed certificate stops the run: no later material may read from it.
         let failed = sol.converged() && !sol.certified();
-        let started = std::time::Instant::now();
-        let records = report::records(&sol);
-        let mut texts = Vec::with_capacity(records.len());
-        for record in &records {
-            let m: Material = record.material.parse()?;
-            let text = serde_json::to_string_pretty(record).expect("a record serialises");
-            texts.push((self.record_path(m), text.into_bytes()));
-        }
-        let written = write_job(&sol, &self.dir, self.accept_uncertified, texts)?;
-        self.summary.stage_seconds.write += started.elapsed().as_secs_f64();
+        let Written {
+            records,
+            files: written,
+            seconds,
+        } = written;
+        self.summary.stage_seconds.write += seconds;
         self.written += written;
         self.summary.add_job(&sol);
         for record in records {
@@ -457,7 +519,7 @@ mod tests {
         let table = Table::open(dir.path().join("4x4").join("KNvKN.bidtb")).unwrap();
         let o = Opened {
             dictionary: Dictionary::by_value(&table),
-            table,
+            table: Arc::new(table),
         };
         let held = || match &o.dictionary {
             Dictionary::ByValue(read) => read.read().unwrap().as_ref().unwrap().decoded(),

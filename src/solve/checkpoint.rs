@@ -1,7 +1,9 @@
-//! Checkpoints of the solve method (`DIR/FxR/solve.ckpt`): the kept state of each bound
-//! solved so far ([`super::keep`]): α's, and β's after it when β is solved apart. One file
-//! per board directory, for the job under way (it names the job's materials), replaced
-//! atomically at each save, removed when the run finishes.
+//! Checkpoints of the solve method (`DIR/FxR/solve-MATERIALS.ckpt`, e.g.
+//! `solve-KNvKN.ckpt`): the kept state of each bound solved so far ([`super::keep`]): α's,
+//! and β's after it when β is solved apart. One file per job under way (a run may have
+//! two side by side), named by the job's materials and naming them in its header too,
+//! replaced atomically at each save, removed when the run finishes. A `solve.ckpt` left by
+//! an earlier version (one file per board directory) is still resumed from.
 //!
 //! The file is framed in bidtb's container ([`crate::container`]): a 112-byte header (magic
 //! `BIDTBSOL`, format version, length, files, ranks, the graph's node and option counts,
@@ -34,15 +36,33 @@ pub const MAGIC: [u8; 8] = *b"BIDTBSOL";
 pub const VERSION: u32 = 4;
 /// The versions read.
 const READ: [u32; 2] = [3, VERSION];
-/// The file name in a board's directory.
-pub const FILE_NAME: &str = "solve.ckpt";
+/// The file name earlier versions gave the one checkpoint of a board's directory (still
+/// resumed from, when it names the job).
+pub const LEGACY_FILE_NAME: &str = "solve.ckpt";
 const HEADER_LEN: usize = 112;
 /// Bytes of the materials' names in the header (comma-separated, zero-padded).
 const NAMES_LEN: usize = 48;
 
-/// The checkpoint file of a board's directory.
-pub fn path(dir: &Path) -> PathBuf {
-    dir.join(FILE_NAME)
+/// The checkpoint file of the job on `materials` in a board's directory:
+/// `solve-KNvKN.ckpt` (materials solved jointly joined by `+`).
+pub fn path(dir: &Path, materials: &[Material]) -> PathBuf {
+    let names: Vec<String> = materials.iter().map(Material::to_string).collect();
+    dir.join(format!("solve-{}.ckpt", names.join("+")))
+}
+
+/// The checkpoint file in a board's directory that a job on `materials` resumes from, if
+/// any: its own, else an earlier version's `solve.ckpt`.
+pub fn candidates(dir: &Path, materials: &[Material]) -> Vec<PathBuf> {
+    [path(dir, materials), dir.join(LEGACY_FILE_NAME)]
+        .into_iter()
+        .find(|p| p.is_file())
+        .into_iter()
+        .collect()
+}
+
+/// Whether `name` is the name of a solve checkpoint (of any job, or an earlier version's).
+fn is_checkpoint_name(name: &str) -> bool {
+    name == LEGACY_FILE_NAME || (name.starts_with("solve-") && name.ends_with(".ckpt"))
 }
 
 /// The job's materials as the header names them.
@@ -116,11 +136,11 @@ impl<W: Write> Write for Summed<W> {
     }
 }
 
-/// Save the states atomically as `dir/solve.ckpt`; returns the file written. The body is
-/// streamed to the file (a late 12x12 state holds gigabytes of values), and the header
-/// written last.
+/// Save the states atomically as the job's file in `dir` ([`path`]); returns the file
+/// written. The body is streamed to the file (a late 12x12 state holds gigabytes of
+/// values), and the header written last.
 pub fn save(dir: &Path, job: Job<'_>, states: &[&BoundStateRef<'_>]) -> Result<PathBuf, Error> {
-    let path = path(dir);
+    let path = path(dir, job.materials);
     crate::atomic::write_atomic_with(&path, |file| {
         file.write_all(&[0; HEADER_LEN])?;
         let body = Summed {
@@ -138,9 +158,17 @@ pub fn save(dir: &Path, job: Job<'_>, states: &[&BoundStateRef<'_>]) -> Result<P
     Ok(path)
 }
 
-/// Remove the checkpoint of a board's directory (after the run has finished).
+/// Remove the checkpoints of a board's directory, every job's (after the run has
+/// finished).
 pub fn remove(dir: &Path) {
-    let _ = std::fs::remove_file(path(dir));
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_name().to_str().is_some_and(is_checkpoint_name) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// What a checkpoint file holds for a job.
@@ -232,15 +260,27 @@ fn fitting(states: Vec<BoundState>, graph: &Graph) -> Result<Vec<BoundState>, St
     Ok(states)
 }
 
-/// Load the checkpoint of a board's directory for `job`; an error naming the file if it
+/// Load the checkpoint of `job` from a board's directory: its own file, or else an earlier
+/// version's `solve.ckpt`; with the file it came from. An error naming the file if it
 /// cannot be resumed from.
-pub fn load(dir: &Path, job: Job<'_>) -> Result<Loaded, Error> {
-    let path = path(dir);
+pub fn load(dir: &Path, job: Job<'_>) -> Result<(Loaded, PathBuf), Error> {
+    let own = path(dir, job.materials);
+    match load_file(&own, job)? {
+        Loaded::Nothing => {
+            let legacy = dir.join(LEGACY_FILE_NAME);
+            Ok((load_file(&legacy, job)?, legacy))
+        }
+        loaded => Ok((loaded, own)),
+    }
+}
+
+/// Load one checkpoint file for `job` (Nothing if there is no such file).
+fn load_file(path: &Path, job: Job<'_>) -> Result<Loaded, Error> {
     let bad = |reason: String| Error::Checkpoint {
         path: path.display().to_string(),
         reason,
     };
-    let (mut file, file_len) = match open_regular(&path) {
+    let (mut file, file_len) = match open_regular(path) {
         Ok(f) => f,
         Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
             return Ok(Loaded::Nothing);
@@ -351,9 +391,14 @@ mod tests {
         let path = save(dir.path(), job, &[&alpha.kept()]).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(bytes, encode(job, &[&alpha.kept()]));
-        let Loaded::States(states) = load(dir.path(), job).unwrap() else {
+        assert_eq!(
+            path.file_name().unwrap(),
+            "solve-KvK+KQvK+KRvK+KBvK+KNvK+KPvK.ckpt"
+        );
+        let (Loaded::States(states), from) = load(dir.path(), job).unwrap() else {
             panic!("the states come back")
         };
+        assert_eq!(from, path);
         assert_eq!(states.len(), 1);
         assert_eq!(states[0].strategies, alpha.strategies);
         assert_eq!(states[0].stats.rounds.len(), alpha.stats.rounds.len());
@@ -380,8 +425,15 @@ mod tests {
                 "flip at {at}"
             );
         }
+        // Another job's file beside it is not read, and both go when the run ends.
+        std::fs::write(dir.path().join("solve-KRvK.ckpt"), &bytes).unwrap();
+        assert!(matches!(
+            load(dir.path(), job).unwrap().0,
+            Loaded::States(_)
+        ));
         remove(dir.path());
-        assert!(matches!(load(dir.path(), job).unwrap(), Loaded::Nothing));
+        assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+        assert!(matches!(load(dir.path(), job).unwrap().0, Loaded::Nothing));
     }
 
     #[test]
@@ -453,10 +505,15 @@ mod tests {
             bytes3.len()
         );
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(path(dir.path()), &bytes3).unwrap();
+        // As an earlier version saved it: `solve.ckpt`, found when the job has no file.
+        let legacy = dir.path().join(LEGACY_FILE_NAME);
+        std::fs::write(&legacy, &bytes3).unwrap();
+        assert_eq!(candidates(dir.path(), &materials), vec![legacy.clone()]);
+        let (from_legacy, from) = load(dir.path(), job).unwrap();
+        assert_eq!(from, legacy);
         let loaded = [
             decode(&bytes3, job).unwrap(),
-            load(dir.path(), job).unwrap(),
+            from_legacy,
             decode(&bytes4, job).unwrap(),
         ];
         for states in loaded {

@@ -261,14 +261,14 @@ fn states_to_resume(
         return Ok((Vec::new(), None));
     };
     match solve_checkpoint::load(dir, job)? {
-        Loaded::States(states) => Ok((states, Some(solve_checkpoint::path(dir)))),
-        Loaded::Other(other) => {
+        (Loaded::States(states), path) => Ok((states, Some(path))),
+        (Loaded::Other(other), _) => {
             obs.notice(&format!(
                 "the checkpoint belongs to {other}: solving from the start"
             ));
             Ok((Vec::new(), None))
         }
-        Loaded::Nothing => {
+        (Loaded::Nothing, _) => {
             obs.notice("no checkpoint to resume from: solving from the start");
             Ok((Vec::new(), None))
         }
