@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::report::MaterialRecord;
+pub use super::report::Skipped;
 use crate::error::Error;
 use crate::material::Material;
 
@@ -141,16 +142,6 @@ pub fn jobs(
             })
             .collect()),
     }
-}
-
-/// A job the run did not start: too large for the memory available, or needing a
-/// material that was skipped.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Skipped {
-    /// The job's materials.
-    pub materials: Vec<String>,
-    /// Why: the memory estimate against what is available, or the skipped material needed.
-    pub reason: String,
 }
 
 /// One job of a plan: a material, what it needs, what it costs (estimated).

@@ -10,6 +10,16 @@ use crate::certificate::UNREACHED;
 use crate::iterate::KernelStats;
 use crate::solve::SolveStats;
 
+/// A job the run did not start: too large for the memory available, or needing a
+/// material that was skipped.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Skipped {
+    /// The job's materials.
+    pub materials: Vec<String>,
+    /// Why: the memory estimate against what is available, or the skipped material needed.
+    pub reason: String,
+}
+
 /// The contents of `DIR/FxR/summary.json`.
 #[derive(Debug, Serialize)]
 pub struct Summary {
@@ -25,7 +35,7 @@ pub struct Summary {
     /// Jobs not started: too large for the memory available, or needing a skipped
     /// material (their tables are not written).
     #[serde(default)]
-    pub skipped: Vec<crate::generate::driver::Skipped>,
+    pub skipped: Vec<Skipped>,
     /// First n at which sₙ satisfies every equation (null if the run was capped first, or
     /// made by the solve method, which has no iterations).
     pub first_richman_iteration: Option<u32>,

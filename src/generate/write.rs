@@ -176,6 +176,11 @@ impl Opened {
 /// it through one promotion, before its solve began.
 const DECODED_DICTIONARY: usize = 256 << 20;
 
+/// The file of material `m`'s record in the board's directory `dir`, beside its table.
+fn record_path(dir: &Path, m: Material) -> PathBuf {
+    dir.join(format!("{m}.json"))
+}
+
 /// Tables on disk in `DIR/FxR`: each finished job's tables are written there at once,
 /// and later jobs read their exits from them. It also gathers what the run reports.
 pub struct TableStore {
@@ -223,7 +228,7 @@ impl TableStore {
 
     /// The file of a material's record, beside its table.
     fn record_path(&self, m: Material) -> PathBuf {
-        self.dir.join(format!("{m}.json"))
+        record_path(&self.dir, m)
     }
 
     /// Add a material's record to what the run reports.
@@ -410,7 +415,7 @@ impl Store for TableStore {
             for record in &records {
                 let m: Material = record.material.parse()?;
                 let text = serde_json::to_string_pretty(record).expect("a record serialises");
-                texts.push((dir.join(format!("{m}.json")), text.into_bytes()));
+                texts.push((record_path(&dir, m), text.into_bytes()));
             }
             let files = write_job(sol, &dir, accept, texts)?;
             Ok(Written {
