@@ -704,3 +704,43 @@ fn jobs_side_by_side_make_the_files_of_one_after_another() {
     assert!(overlapped > 0, "no job started beside another:\n{stderr}");
     assert!(stderr.contains("stage solve ("), "{stderr}");
 }
+
+/// Raises the stop flag when the first job has finished.
+struct StopAfterFirst<'a>(&'a std::sync::atomic::AtomicBool);
+
+impl bidtb::progress::Observer for StopAfterFirst<'_> {
+    fn finished(&self, k: usize, _total: usize, _line: &str) {
+        if k == 1 {
+            self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
+/// A stop that comes between jobs (the first kept, the next not begun) interrupts the run
+/// before the next job: the run is not reported finished with materials missing.
+#[test]
+fn a_stop_between_jobs_interrupts_the_run_before_the_next() {
+    use bidtb::generate::Options;
+    use bidtb::generate::driver::{self, Driven, InMemory};
+    use bidtb::progress::Control;
+    use bidtb::{Board, Material};
+
+    let mut options = Options::solve(Board::new(4, 4).unwrap());
+    options.materials = vec!["KRvK".parse::<Material>().unwrap(), "KQvK".parse().unwrap()];
+    let flag = std::sync::atomic::AtomicBool::new(false);
+    let control = Control {
+        stop: Some(&flag),
+        ..Control::default()
+    };
+    let mut store = InMemory::default();
+    let result = driver::run(&options, &StopAfterFirst(&flag), &control, &mut store);
+    let Ok(Driven::Interrupted(stopped)) = result else {
+        panic!("a stop between two jobs interrupts the run");
+    };
+    assert_eq!(stopped.len(), 1);
+    assert_eq!(
+        stopped[0].materials,
+        vec!["KQvK".parse::<Material>().unwrap()]
+    );
+    assert_eq!((stopped[0].n, stopped[0].checkpoint.as_deref()), (0, None));
+}

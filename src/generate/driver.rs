@@ -317,12 +317,14 @@ pub fn run(
         unwatched: false,
     };
     let outcome = lanes.drive();
+    let asked_to_stop = lanes.stopping();
     let Lanes {
         store,
         done,
         skipped,
-        stopped,
+        mut stopped,
         failure,
+        waiting,
         ..
     } = lanes;
     store.arrange(&order);
@@ -331,6 +333,18 @@ pub fn run(
     }
     if let Some(e) = failure {
         return Err(e);
+    }
+    // A stop that came between jobs (none under way, some waiting) interrupts the run
+    // before the first of them: it is not finished.
+    if asked_to_stop
+        && stopped.is_empty()
+        && let Some(next) = waiting.into_iter().next()
+    {
+        stopped.push(Stopped {
+            materials: next.materials,
+            n: 0,
+            checkpoint: None,
+        });
     }
     if !stopped.is_empty() {
         return Ok(Driven::Interrupted(stopped));
