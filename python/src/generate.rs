@@ -263,6 +263,7 @@ fn wait(
     resume = false,
     allow_uncertified = false,
     max_iterations = None,
+    jobs = 2,
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn generate(
@@ -276,6 +277,7 @@ pub fn generate(
     resume: bool,
     allow_uncertified: bool,
     max_iterations: Option<u32>,
+    jobs: i64,
 ) -> PyResult<Py<PyAny>> {
     let board: Board = board.parse().py(py)?;
     let method = match method {
@@ -294,6 +296,14 @@ pub fn generate(
              iterations to cap)",
         ));
     }
+    let jobs = match u8::try_from(jobs) {
+        Ok(jobs @ 1..=16) => jobs,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "jobs is 1 to 16 (jobs side by side; 1: one after another), not {jobs}"
+            )));
+        }
+    };
     if max_iterations == Some(0) {
         return Err(PyValueError::new_err("max_iterations must be at least 1"));
     }
@@ -319,6 +329,7 @@ pub fn generate(
     let control = Control {
         checkpoint_dir: Some(dir.clone()),
         resume,
+        jobs: jobs.into(),
         stop: Some(&stop),
         spill_above: bidtb::resources::spill_above()
             .map_err(|e| to_py(py, e))?

@@ -161,7 +161,9 @@ def test_ctrl_c_stops_the_run_and_resume_finishes_it(tmp_path: Path) -> None:
     assert "interrupted while solving" in lines[0] and "resume=True" in lines[0]
     seconds = float(lines[0].split()[1])
     assert seconds < 60
-    certified, reused, materials = lines[1].split()[1:]
+    # Jobs side by side stopped together: one line each, then the resumed run's.
+    assert lines[-1].startswith("RESUMED"), run.stdout
+    certified, reused, materials = lines[-1].split()[1:]
     assert certified == "True" and int(reused) >= 7 and int(materials) == 36
 
 
@@ -183,3 +185,19 @@ def test_a_capped_iteration_writes_no_table(tmp_path: Path) -> None:
     assert not summary["converged"] and summary["iterations_run"] == 20
     assert not list((tmp_path / "8x8").glob("*.bidtb"))
     assert [e.done for e in events if e.kind == "iteration"][-1] == 20
+
+
+def test_jobs_side_by_side_make_the_tables_of_one_after_another(tmp_path: Path) -> None:
+    for jobs in (1, 2):
+        summary = bidtb.generate(
+            board="4x4", out=tmp_path / str(jobs), pieces=4, progress=False, jobs=jobs
+        )
+        assert summary["certified"] and len(summary["materials"]) == 36
+    tables = sorted(p.name for p in (tmp_path / "1" / "4x4").glob("*.bidtb"))
+    assert len(tables) == 36
+    for name in tables:
+        one = (tmp_path / "1" / "4x4" / name).read_bytes()
+        assert one == (tmp_path / "2" / "4x4" / name).read_bytes(), name
+    for bad in (0, 17, -1):
+        with pytest.raises(ValueError, match="jobs is 1 to 16"):
+            bidtb.generate(board="3x3", out=tmp_path / "bad", pieces=3, jobs=bad)

@@ -127,6 +127,7 @@ def generate(
     resume: bool = False,
     allow_uncertified: bool = False,
     max_iterations: Optional[int] = None,
+    jobs: int = 2,
 ) -> dict[str, Any]:
     """Make the tables of a board, as ``bidtb generate`` does, into ``out/FxR/``.
 
@@ -153,6 +154,11 @@ def generate(
     that ``resume=True`` continues it. A certificate that fails raises
     :class:`BidtbError` and writes no table, unless ``allow_uncertified=True``.
     ``max_iterations`` caps the iterate method (values are then not proved; no table).
+    ``jobs`` (1 to 16, default 2, as ``bidtb generate --jobs``): with the solve method
+    and several materials, up to that many materials are made side by side, each once
+    the materials it reads are made and only while their memory estimates fit together
+    (the files are the same either way; ``jobs=1``: one after another). Their events
+    then interleave (a stage's end and the notices name their material).
 
     Returns the run's summary (the contents of ``out/FxR/summary.json``), a dict.
     Raises ``ValueError`` for bad arguments, :class:`BidtbError` when the work does not
@@ -187,6 +193,7 @@ def generate(
             resume,
             allow_uncertified,
             max_iterations,
+            jobs,
         )
         finished = True
         return summary

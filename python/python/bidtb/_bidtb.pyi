@@ -187,4 +187,5 @@ def generate(
     resume: bool = ...,
     allow_uncertified: bool = ...,
     max_iterations: Optional[int] = ...,
+    jobs: int = ...,
 ) -> dict[str, Any]: ...
