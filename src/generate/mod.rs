@@ -20,8 +20,10 @@
 pub mod atlas;
 pub mod boundary;
 pub mod driver;
+mod lanes;
 pub mod report;
 pub mod session;
+mod store;
 pub mod write;
 
 use serde::{Deserialize, Serialize};
@@ -479,19 +481,37 @@ pub(crate) fn check_memory(
     materials: &[Material],
     page_above: u64,
 ) -> Result<(), Error> {
+    let what = format!(
+        "{} on {}",
+        materials
+            .iter()
+            .map(Material::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        options.board
+    );
+    let verb = match options.method {
+        Method::Iterate => "generating",
+        Method::Solve => "solving",
+    };
+    let (_, bytes) = job_estimate(options, materials, page_above);
+    resources::check(bytes, &format!("{verb} {what}"))
+}
+
+/// What a job on `materials` holds by its estimate: its positions, and the bytes its
+/// method needs at most (the solve method's numerators paged to files past `page_above`).
+/// What a job is checked against before it starts, and what decides whether it may run
+/// beside others.
+pub(crate) fn job_estimate(
+    options: &Options,
+    materials: &[Material],
+    page_above: u64,
+) -> (usize, u64) {
     let board = options.board;
     let positions: usize = materials
         .iter()
         .map(|&m| crate::index::estimate_positions(board, m))
         .sum();
-    let what = format!(
-        "{} on {board}",
-        materials
-            .iter()
-            .map(Material::to_string)
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
     let bytes = match options.method {
         Method::Iterate => resources::estimate_bytes(
             positions,
@@ -502,11 +522,7 @@ pub(crate) fn check_memory(
             resources::estimate_paged_solve_bytes(positions, board, materials, page_above)
         }
     };
-    let verb = match options.method {
-        Method::Iterate => "generating",
-        Method::Solve => "solving",
-    };
-    resources::check(bytes, &format!("{verb} {what}"))
+    (positions, bytes)
 }
 
 /// Run one job: the materials `materials` solved jointly, their exits' values taken from

@@ -1,0 +1,600 @@
+//! The jobs of a run under way: which waiting job starts next (its materials kept, its
+//! memory estimate fitting beside the others), each on a thread and in a thread pool of its
+//! own, the watch that forwards a stop request and holds the process under the memory
+//! guard, and what each job's end means (kept, run again alone, skipped, stopped).
+
+use super::report::Skipped;
+use super::store::{Store, Written};
+use super::{Control, Method, Observer, Options, Run, Solution, Solved, solve_job};
+use crate::error::Error;
+use crate::material::Material;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// A job that a stop request interrupted.
+#[derive(Debug)]
+pub struct Stopped {
+    /// The job's materials.
+    pub materials: Vec<Material>,
+    /// The iteration reached (0 for the solve method).
+    pub n: u32,
+    /// The checkpoint written, if any.
+    pub checkpoint: Option<std::path::PathBuf>,
+}
+
+/// A job of a run, waiting or under way.
+pub(super) struct Job {
+    /// Its number in the run, from 1.
+    pub(super) k: usize,
+    pub(super) materials: Vec<Material>,
+    pub(super) name: String,
+    /// Its memory estimate in bytes.
+    pub(super) estimate: u64,
+    /// It may only run with no other job beside it: the memory guard stopped it once
+    /// beside another.
+    pub(super) alone: bool,
+}
+
+/// A job under way on a thread of its own.
+pub(super) struct Running {
+    job: Job,
+    /// Raised by the memory guard to stop it.
+    over: Arc<AtomicBool>,
+    /// Another job ran beside it at some time.
+    had_company: bool,
+}
+
+/// What a job hands back: its result and what its files' writer wrote (nothing unless it
+/// finished), or the payload of its panic.
+type Report = (usize, std::thread::Result<Result<(Run, Written), Error>>);
+
+/// The jobs of a run and the threads they run on.
+pub(super) struct Lanes<'r, 'c, 's> {
+    pub(super) options: &'r Options,
+    pub(super) obs: &'r dyn Observer,
+    pub(super) control: &'r Control<'c>,
+    pub(super) store: &'s mut dyn Store,
+    pub(super) total: usize,
+    /// At most this many jobs side by side.
+    pub(super) lanes: usize,
+    /// The memory guard's limit, if known.
+    pub(super) limit: Option<u64>,
+    /// What the jobs side by side may hold together by their estimates: the guard's limit
+    /// or the memory usable when the run started, the smaller.
+    pub(super) beside_limit: Option<u64>,
+    /// Jobs not started, in dependency order.
+    pub(super) waiting: Vec<Job>,
+    pub(super) running: Vec<Running>,
+    /// The materials of each job made, in the order they were kept.
+    pub(super) done: Vec<Vec<Material>>,
+    pub(super) skipped: Vec<Skipped>,
+    /// Jobs a stop request interrupted.
+    pub(super) stopped: Vec<Stopped>,
+    /// The first error: no job starts after it, and those under way are stopped.
+    pub(super) failure: Option<Error>,
+    /// Stops every job under way (a stop request, or a failure).
+    pub(super) halt: &'r AtomicBool,
+    /// No watch runs (no thread could start): no memory guard, and the jobs see the
+    /// caller's stop flag itself.
+    pub(super) unwatched: bool,
+}
+
+impl Lanes<'_, '_, '_> {
+    /// Start jobs while lanes are free, collect them as they end; until every job has
+    /// ended. The payload of a job's panic, once the others have ended.
+    pub(super) fn drive(&mut self) -> Result<(), Box<dyn std::any::Any + Send>> {
+        let (tx, rx) = std::sync::mpsc::channel::<Report>();
+        let guarded: Mutex<Vec<(usize, Arc<AtomicBool>)>> = Mutex::new(Vec::new());
+        let finished = AtomicBool::new(false);
+        let mut panic = None;
+        std::thread::scope(|scope| {
+            let (stop, halt, limit) = (self.control.stop, self.halt, self.limit);
+            let (guarded, finished) = (&guarded, &finished);
+            let watch = move || watch(stop, halt, limit, guarded, finished);
+            let watcher = std::thread::Builder::new()
+                .name("job watch".into())
+                .stack_size(64 << 10)
+                .spawn_scoped(scope, watch);
+            if watcher.is_err() {
+                // Under a tight `ulimit -v` no thread starts: one job at a time, unwatched,
+                // stopped by the caller's flag itself.
+                self.lanes = 1;
+                self.unwatched = true;
+            }
+            // The watch ends with this loop, even when it unwinds.
+            let _end = Finish(finished);
+            loop {
+                if self.failure.is_none() && !self.stopping() {
+                    self.start_ready(scope, &tx, guarded);
+                }
+                if self.running.is_empty() {
+                    break;
+                }
+                let Ok((k, result)) = rx.recv() else {
+                    break;
+                };
+                let at = self
+                    .running
+                    .iter()
+                    .position(|r| r.job.k == k)
+                    .expect("a running job reports");
+                let ended = self.running.remove(at);
+                guarded
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .retain(|(g, _)| *g != k);
+                match result {
+                    Ok(result) => self.ended(ended, result),
+                    Err(payload) => {
+                        self.halt.store(true, Ordering::Relaxed);
+                        panic.get_or_insert(payload);
+                    }
+                }
+            }
+        });
+        match panic {
+            Some(payload) => Err(payload),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether a stop was asked for (by the caller, or by a failure).
+    pub(super) fn stopping(&self) -> bool {
+        self.halt.load(Ordering::Relaxed)
+            || self.control.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    /// Start the first waiting jobs whose materials are ready, while lanes are free and
+    /// memory allows; skip those that cannot run at all.
+    fn start_ready<'scope>(
+        &mut self,
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        tx: &std::sync::mpsc::Sender<Report>,
+        guarded: &Mutex<Vec<(usize, Arc<AtomicBool>)>>,
+    ) where
+        Self: 'scope,
+    {
+        while self.running.len() < self.lanes {
+            let Some(at) = self.next_ready() else {
+                return;
+            };
+            let job = self.waiting.remove(at);
+            if self.running.is_empty() {
+                if let Some(reason) = cannot_start(
+                    self.options,
+                    &job.materials,
+                    &self.skipped,
+                    self.control.page_above,
+                ) {
+                    self.skip(&job, reason);
+                    continue;
+                }
+            } else if let Some(reason) = needs_skipped(&job.materials, &self.skipped) {
+                self.skip(&job, reason);
+                continue;
+            }
+            self.start(job, scope, tx, guarded);
+        }
+    }
+
+    /// The first waiting job that may start now: every material it reads kept (or
+    /// skipped, which skips it), and room beside the jobs under way.
+    fn next_ready(&self) -> Option<usize> {
+        let unfinished = |m: &Material| {
+            self.waiting
+                .iter()
+                .chain(self.running.iter().map(|r| &r.job))
+                .any(|j| j.materials.contains(m))
+        };
+        let beside = self.running.iter().map(|r| r.job.estimate).sum::<u64>();
+        let fits = |job: &Job| {
+            self.running.is_empty()
+                || (!job.alone
+                    && !self.running.iter().any(|r| r.job.alone)
+                    && self
+                        .beside_limit
+                        .is_some_and(|l| beside.saturating_add(job.estimate) <= l))
+        };
+        self.waiting.iter().position(|job| {
+            let needed = Material::next_outside(&job.materials);
+            needed.iter().all(|m| !unfinished(m)) && fits(job)
+        })
+    }
+
+    fn skip(&mut self, job: &Job, reason: String) {
+        self.obs.skipped(job.k, self.total, &job.name, &reason);
+        self.skipped.push(Skipped {
+            materials: job.materials.iter().map(Material::to_string).collect(),
+            reason,
+        });
+    }
+
+    /// Open what the job reads and start it on a thread of its own.
+    fn start<'scope>(
+        &mut self,
+        job: Job,
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        tx: &std::sync::mpsc::Sender<Report>,
+        guarded: &Mutex<Vec<(usize, Arc<AtomicBool>)>>,
+    ) where
+        Self: 'scope,
+    {
+        let beside = !self.running.is_empty();
+        if !beside {
+            crate::resources::release_free_memory();
+        }
+        self.obs.material(job.k, self.total, &job.name);
+        let mut needed = Material::next_outside(&job.materials);
+        for r in &self.running {
+            needed.extend(Material::next_outside(&r.job.materials));
+        }
+        if let Err(e) = self.store.prepare(&needed) {
+            self.fail(e);
+            return;
+        }
+        let over = Arc::new(AtomicBool::new(false));
+        guarded
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((job.k, over.clone()));
+        for r in &mut self.running {
+            r.had_company = true;
+        }
+        let (options, obs, halt) = (self.options, self.obs, self.halt);
+        let writer = self.store.writer();
+        let control = Control {
+            checkpoint_dir: self.control.checkpoint_dir.clone(),
+            checkpoint_every: self.control.checkpoint_every,
+            checkpoint_seconds: self.control.checkpoint_seconds,
+            resume: self.control.resume,
+            stop: if self.unwatched {
+                self.control.stop
+            } else {
+                Some(halt)
+            },
+            saved: self.control.saved.clone(),
+            over_memory: over.clone(),
+            spill_above: self.control.spill_above,
+            page_above: self.control.page_above,
+            jobs: 1,
+            beside_others: beside,
+        };
+        let (k, materials, name) = (job.k, job.materials.clone(), job.name.clone());
+        let job_name = job.name.clone();
+        let reader = self.store.reader(&Material::next_outside(&job.materials));
+        self.running.push(Running {
+            job,
+            over,
+            had_company: beside,
+        });
+        let work = move |solved: &dyn Solved, obs: &dyn Observer| {
+            let run = solve_or_start_over(options, &materials, &name, obs, &control, solved)?;
+            let written = match &run {
+                Run::Finished(sol) => writer(sol)?,
+                Run::Interrupted { .. } => Written::default(),
+            };
+            Ok((run, written))
+        };
+        let reader = reader.map(Arc::new);
+        if let Some(own) = reader.clone().filter(|_| self.lanes > 1) {
+            // The work goes to the job's thread, or stays here if no thread starts.
+            let work = Arc::new(Mutex::new(Some(work)));
+            let (sender, name, handed) = (tx.clone(), job_name, work.clone());
+            let spawned = std::thread::Builder::new()
+                .name(format!("job {name}"))
+                .stack_size(JOB_STACK)
+                .spawn_scoped(scope, move || {
+                    let named = Named {
+                        inner: obs,
+                        name: &name,
+                    };
+                    let work = handed.lock().ok().and_then(|mut w| w.take());
+                    let Some(work) = work else { return };
+                    let run = || work(&**own, &named);
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        match job_pool(&name) {
+                            Some(pool) => pool.install(run),
+                            None => run(),
+                        }
+                    }));
+                    let _ = sender.send((k, result));
+                });
+            if spawned.is_ok() {
+                return;
+            }
+            // No thread (a tight `ulimit -v`): this job, and the rest, one at a time here.
+            self.lanes = 1;
+            let work = work.lock().ok().and_then(|mut w| w.take());
+            if let Some(work) = work {
+                self.inline(k, work, reader.as_deref().map(|r| &**r), tx);
+            }
+            return;
+        }
+        let reader = reader.as_deref().map(|r| &**r);
+        self.inline(k, work, reader, tx);
+    }
+
+    /// Run a job on this thread (one at a time), reading its exits from `reader`, or from
+    /// the store itself where it has no reader; its report goes to `tx` as a thread's would.
+    fn inline(
+        &self,
+        k: usize,
+        work: impl FnOnce(&dyn Solved, &dyn Observer) -> Result<(Run, Written), Error>,
+        reader: Option<&(dyn Solved + Send)>,
+        tx: &std::sync::mpsc::Sender<Report>,
+    ) {
+        let solved: &dyn Solved = match reader {
+            Some(reader) => reader,
+            None => &*self.store,
+        };
+        let obs = self.obs;
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(solved, obs)));
+        let _ = tx.send((k, result));
+    }
+
+    /// A job has ended: keep it, requeue it, skip it, or note why the run stops.
+    fn ended(&mut self, ended: Running, result: Result<(Run, Written), Error>) {
+        let Running {
+            job,
+            over,
+            had_company,
+        } = ended;
+        match result {
+            Ok((Run::Finished(sol), written)) => {
+                self.obs.finished(job.k, self.total, &finished_line(&sol));
+                match self.store.keep(*sol, written) {
+                    Ok(()) => self.done.push(job.materials),
+                    Err(e) => self.fail(e),
+                }
+            }
+            Ok((Run::Interrupted { .. }, _))
+                if over.load(Ordering::Relaxed) && !self.stopping() && had_company =>
+            {
+                // Stopped by the guard beside another job: it runs again later, alone.
+                self.obs.notice(&format!(
+                    "{} stopped beside another job above the memory limit; it runs again \
+                     alone",
+                    job.name
+                ));
+                let at = self
+                    .waiting
+                    .iter()
+                    .position(|w| w.k > job.k)
+                    .unwrap_or(self.waiting.len());
+                self.waiting.insert(at, Job { alone: true, ..job });
+            }
+            Ok((Run::Interrupted { .. }, _))
+                if over.load(Ordering::Relaxed) && !self.stopping() =>
+            {
+                // Stopped by the guard, not asked to: skipped like a job refused up front.
+                let reason = crate::resources::over_limit_reason(
+                    OVER.load(Ordering::Relaxed),
+                    self.limit.unwrap_or(0),
+                );
+                self.skip(&job, reason);
+            }
+            Ok((Run::Interrupted { n, checkpoint }, _)) => {
+                if self.failure.is_none() {
+                    self.stopped.push(Stopped {
+                        materials: job.materials,
+                        n,
+                        checkpoint,
+                    });
+                }
+            }
+            Err(e) => self.fail(e),
+        }
+    }
+
+    /// Note the run's first failure and stop the jobs under way.
+    fn fail(&mut self, e: Error) {
+        self.halt.store(true, Ordering::Relaxed);
+        self.failure.get_or_insert(e);
+    }
+}
+
+/// Raises its flag when dropped.
+struct Finish<'a>(&'a AtomicBool);
+
+impl Drop for Finish<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Every 100 ms until `finished`: pass a stop request (`stop`) on to the jobs (`halt`), and
+/// hold the process's memory under the guard's `limit` by stopping the job started last
+/// (its flag in `guarded`, the jobs under way in the order they started).
+fn watch(
+    stop: Option<&AtomicBool>,
+    halt: &AtomicBool,
+    limit: Option<u64>,
+    guarded: &Mutex<Vec<(usize, Arc<AtomicBool>)>>,
+    finished: &AtomicBool,
+) {
+    let mut highest = 0;
+    while !finished.load(Ordering::Relaxed) {
+        if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            halt.store(true, Ordering::Relaxed);
+        }
+        if let (Some(limit), Some(now)) = (limit, crate::resources::sample_anonymous()) {
+            highest = highest.max(now);
+            let guarded = guarded.lock().unwrap_or_else(|e| e.into_inner());
+            let stopping_one = guarded.iter().any(|(_, f)| f.load(Ordering::Relaxed));
+            if now > limit && !stopping_one {
+                if let Some((_, flag)) = guarded.last() {
+                    flag.store(true, Ordering::Relaxed);
+                }
+                OVER.store(highest, Ordering::Relaxed);
+            }
+        }
+        std::thread::sleep(crate::resources::GUARD_PERIOD);
+    }
+}
+
+/// A thread pool of the job's own, as many threads as the global pool: a job beside
+/// others runs its parallel stages there. In a shared pool a job's parallel stages wait
+/// until a worker is free, and the other job's long tasks (a large system's refinement)
+/// hold the workers for minutes: beside 8x8 KNvKN, KQvKQ took 329 s instead of 27. With a
+/// pool each the operating system shares the cores between the jobs' threads. None where
+/// no pool can be built (the global pool then serves).
+fn job_pool(name: &str) -> Option<rayon::ThreadPool> {
+    let name = name.to_string();
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(rayon::current_num_threads())
+        .thread_name(move |i| format!("{name} {i}"))
+        .build()
+        .ok()
+}
+
+/// The stack of a job's thread: the main thread's (a job runs there one at a time).
+const JOB_STACK: usize = 8 << 20;
+
+/// The highest memory the guard saw when it last stopped a job, for the reason given.
+static OVER: AtomicU64 = AtomicU64::new(0);
+
+/// What one job among others side by side reports: its stage lines and notices name it.
+struct Named<'a> {
+    inner: &'a dyn Observer,
+    name: &'a str,
+}
+
+impl Observer for Named<'_> {
+    fn stage(&self, name: &str) {
+        self.inner.stage(name)
+    }
+    fn stage_done(&self, name: &str, seconds: f64) {
+        self.inner
+            .stage_done(&format!("{name} ({})", self.name), seconds)
+    }
+    fn iteration(&self, n: u32, changed: usize, bits: usize) {
+        self.inner.iteration(n, changed, bits)
+    }
+    fn richman_test(&self, n: u32, violations: usize) {
+        self.inner.richman_test(n, violations)
+    }
+    fn notice(&self, text: &str) {
+        self.inner.notice(&format!("{}: {text}", self.name))
+    }
+    fn notice_detail(&self, text: &str) {
+        self.inner.notice_detail(&format!("{}: {text}", self.name))
+    }
+    fn components(&self, done: usize, total: usize) {
+        self.inner.components(done, total)
+    }
+    fn refinement(&self, positions: usize, bits: u64) {
+        self.inner.refinement(positions, bits)
+    }
+}
+
+/// One line for a finished job: per material its positions, largest denominator and α < β
+/// count, then the job's seconds and peak memory.
+fn finished_line(sol: &Solution) -> String {
+    let classes: Vec<String> = sol
+        .classes
+        .iter()
+        .map(|(m, r)| {
+            format!(
+                "{m} {} positions ({} canonical), largest denominator {} digits, alpha < beta at {}",
+                r.positions,
+                r.canonical_positions,
+                r.max_denominator_digits,
+                r.alpha_below_beta.unwrap_or(0)
+            )
+        })
+        .collect();
+    let heap = sol
+        .cost
+        .peak_heap_mib
+        .map_or(String::new(), |h| format!(" ({h} MiB heap)"));
+    let peak = sol
+        .cost
+        .peak_mib
+        .map_or(String::new(), |p| format!(", peak {p} MiB{heap}"));
+    format!("{}: {:.1} s{peak}", classes.join("; "), sol.cost.seconds)
+}
+
+/// Why a job cannot start, if it cannot: a material it leads to was skipped (jobs come in
+/// dependency order, so the skipped ones are known), or its memory estimate is above what
+/// is available (a job refused on memory is skipped and the run goes on with the others).
+fn cannot_start(
+    options: &Options,
+    materials: &[Material],
+    skipped: &[Skipped],
+    page_above: u64,
+) -> Option<String> {
+    needs_skipped(materials, skipped).or_else(|| {
+        match super::check_memory(options, materials, page_above) {
+            Err(Error::Resources(why)) => Some(why),
+            _ => None,
+        }
+    })
+}
+
+/// Why a job cannot start because a material it leads to was skipped, if one was.
+fn needs_skipped(materials: &[Material], skipped: &[Skipped]) -> Option<String> {
+    let needed = Material::next_outside(materials);
+    needed
+        .iter()
+        .find(|m| skipped.iter().any(|s| s.materials.contains(&m.to_string())))
+        .map(|m| format!("needs {m}, which was skipped"))
+}
+
+/// Solve a job; if it resumed from checkpoints and its values did not prove out (a
+/// checkpoint damaged in a way its checksums cannot see, or forged), say so naming the
+/// files, set them aside (renamed `NAME.rejected`, so that no later `--resume` takes them)
+/// and solve the job once more from the start. A job that started from the beginning, or
+/// fails again, reports its failure as it is.
+fn solve_or_start_over(
+    options: &Options,
+    materials: &[Material],
+    name: &str,
+    obs: &dyn Observer,
+    control: &Control<'_>,
+    store: &dyn Solved,
+) -> Result<Run, Error> {
+    let resumable = match (&control.checkpoint_dir, control.resume) {
+        (Some(dir), true) => checkpoints(options.method, dir, materials),
+        _ => Vec::new(),
+    };
+    let first = solve_job(options, materials, obs, control, store);
+    let why = match &first {
+        Err(Error::Uncertified(why)) => why.clone(),
+        Ok(Run::Finished(sol)) if sol.converged() && !sol.certified() => {
+            "the certificate failed".to_string()
+        }
+        _ => return first,
+    };
+    if resumable.is_empty() {
+        return first;
+    }
+    drop(first);
+    let mut aside = Vec::new();
+    for path in &resumable {
+        let mut rejected = path.clone().into_os_string();
+        rejected.push(".rejected");
+        std::fs::rename(path, &rejected).map_err(|e| Error::io(path, e))?;
+        aside.push(std::path::PathBuf::from(rejected).display().to_string());
+    }
+    let files: Vec<String> = resumable.iter().map(|p| p.display().to_string()).collect();
+    obs.notice(&format!(
+        "the state resumed from {} did not prove out ({why}); set aside as {}; solving {name} \
+         again from the start",
+        files.join(", "),
+        aside.join(", ")
+    ));
+    solve_job(options, materials, obs, &control.afresh(), store)
+}
+
+/// The checkpoint files of `method` in a board directory that the job on `materials`
+/// reads when resumed.
+fn checkpoints(
+    method: Method,
+    dir: &std::path::Path,
+    materials: &[Material],
+) -> Vec<std::path::PathBuf> {
+    match method {
+        Method::Iterate => crate::iterate::checkpoint::list(dir),
+        Method::Solve => crate::solve::checkpoint::candidates(dir, materials),
+    }
+}
