@@ -100,8 +100,10 @@ pub enum Driven {
 /// Run every job of a request, each kept by `store` as soon as it finishes. With
 /// `control.jobs` above 1, up to that many side by side: a job starts once every material
 /// it reads is kept, beside the others only when the memory estimates of all of them fit
-/// under the memory guard's limit; the first job waiting (in dependency order) whose
-/// materials are ready starts first. The store's reports are put in dependency order at
+/// under the memory guard's limit; of the jobs whose materials are ready, the one that
+/// heads the longest chain of work still to do starts first (list scheduling by critical
+/// path; the work of a job taken as its memory estimate), and one that does not fit yet
+/// is waited for, not overtaken. The store's reports are put in dependency order at
 /// the end ([`Store::arrange`]), so a run's files do not depend on which job finished
 /// first.
 pub fn run(
@@ -127,21 +129,26 @@ pub fn run(
     }
     let total = waiting.len();
     let guard_limit = crate::resources::guard_limit()?;
-    let waiting: Vec<Job> = waiting
+    let mut waiting: Vec<Job> = waiting
         .into_iter()
         .enumerate()
-        .map(|(i, materials)| Job {
-            k: i + 1,
-            name: materials
-                .iter()
-                .map(Material::to_string)
-                .collect::<Vec<_>>()
-                .join(", "),
-            estimate: super::job_estimate(options, &materials, control.page_above).1,
-            materials,
-            alone: false,
+        .map(|(i, materials)| {
+            let (_, estimate) = super::job_estimate(options, &materials, control.page_above);
+            Job {
+                k: i + 1,
+                name: materials
+                    .iter()
+                    .map(Material::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                estimate,
+                chain: estimate,
+                materials,
+                alone: false,
+            }
         })
         .collect();
+    lengthen_chains(&mut waiting);
     // Jobs side by side share what a job alone may use: the guard's limit, and the memory
     // the estimate of a job alone is checked against (the smaller); only where both are
     // known.
@@ -222,6 +229,29 @@ pub fn run(
     Ok(Driven::Finished(done, skipped))
 }
 
+/// Each job's chain (its own work on entry): the longest chain of work from it to the end
+/// of the run, through the jobs that read its materials. A job's work is taken as its
+/// memory estimate, its positions times the expected size of their values (measured per
+/// material where known): on 8x8 it ranks the jobs as their measured times do at the top,
+/// KNvKN's chain (KNvKN, KNvKP, KPvKP) first, where positions alone tie every two-a-side
+/// pawnless material. The jobs come in dependency order, so those that read a job's
+/// materials come after it.
+fn lengthen_chains(jobs: &mut [Job]) {
+    for i in (0..jobs.len()).rev() {
+        let longest_after = jobs[i + 1..]
+            .iter()
+            .filter(|later| {
+                Material::next_outside(&later.materials)
+                    .iter()
+                    .any(|m| jobs[i].materials.contains(m))
+            })
+            .map(|later| later.chain)
+            .max()
+            .unwrap_or(0);
+        jobs[i].chain += longest_after;
+    }
+}
+
 /// Solve a request in memory: every job, in order; their solutions.
 pub fn solve_all(options: &Options, obs: &dyn Observer) -> Result<Vec<Solution>, Error> {
     let mut store = InMemory::default();
@@ -235,5 +265,55 @@ pub fn solve_all(options: &Options, obs: &dyn Observer) -> Result<Vec<Solution>,
         )),
         Driven::Finished(..) => Ok(store.solutions),
         Driven::Interrupted(_) => unreachable!("without a stop flag a run never stops"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Board;
+
+    /// The chains of 8x8's four-piece run: through the jobs that read a job's materials,
+    /// transitively; KNvKN heads the longest, and KNvKP comes before the other materials
+    /// of a piece against a pawn.
+    #[test]
+    fn chains_run_through_the_jobs_that_read_a_job() {
+        let options = Options::solve(Board::new(8, 8).unwrap());
+        let work = |m: Material| {
+            super::super::job_estimate(&options, &[m], crate::progress::PAGE_ABOVE_BYTES).1
+        };
+        let mut jobs: Vec<Job> = Material::with_dependencies(&Material::all_up_to(4))
+            .into_iter()
+            .enumerate()
+            .map(|(i, m)| Job {
+                k: i + 1,
+                name: m.to_string(),
+                estimate: work(m),
+                chain: work(m),
+                materials: vec![m],
+                alone: false,
+            })
+            .collect();
+        lengthen_chains(&mut jobs);
+        let chain = |name: &str| jobs.iter().find(|j| j.name == name).unwrap().chain;
+        let own = |name: &str| work(name.parse().unwrap());
+        // KPvKP reads KNvKP (a white pawn promoted to a knight), which reads KNvKN; KPPvK
+        // reads KNPvK and KBPvK, which reads KBNvK.
+        assert_eq!(chain("KPvKP"), own("KPvKP"));
+        assert_eq!(chain("KNvKP"), own("KNvKP") + own("KPvKP"));
+        assert_eq!(chain("KNvKN"), own("KNvKN") + own("KNvKP") + own("KPvKP"));
+        assert_eq!(chain("KNPvK"), own("KNPvK") + own("KPPvK"));
+        assert_eq!(chain("KBNvK"), own("KBNvK") + own("KBPvK") + own("KPPvK"));
+        let four: Vec<&Job> = jobs
+            .iter()
+            .filter(|j| j.materials[0].man_count() == 4)
+            .collect();
+        let longest = four.iter().max_by_key(|j| j.chain).unwrap();
+        assert_eq!(longest.name, "KNvKN");
+        for other in ["KBvKP", "KRvKP", "KQvKP"] {
+            assert!(chain("KNvKP") > chain(other), "{other}");
+        }
+        // A three-piece material heads a chain longer than any that reads it.
+        assert!(chain("KNvK") > chain("KNvKN"));
     }
 }

@@ -30,6 +30,10 @@ pub(super) struct Job {
     pub(super) name: String,
     /// Its memory estimate in bytes.
     pub(super) estimate: u64,
+    /// The positions of the longest chain of jobs from it to the end of the run: its own
+    /// and, after it, those of the jobs that read its materials (transitively). The ready
+    /// job with the longest chain starts first.
+    pub(super) chain: u64,
     /// It may only run with no other job beside it: the memory guard stopped it once
     /// beside another.
     pub(super) alone: bool,
@@ -177,8 +181,11 @@ impl Lanes<'_, '_, '_> {
         }
     }
 
-    /// The first waiting job that may start now: every material it reads kept (or
-    /// skipped, which skips it), and room beside the jobs under way.
+    /// The waiting job that starts now, if any: of those whose materials are all kept (or
+    /// skipped, which skips them), the one with the longest chain still to make after it
+    /// (ties: the first in dependency order), if it fits beside the jobs under way. A job
+    /// that does not fit yet is not overtaken: the lane waits for it (list scheduling by
+    /// critical path, which puts 8x8 KNvKN, the head of the run's longest chain, first).
     fn next_ready(&self) -> Option<usize> {
         let unfinished = |m: &Material| {
             self.waiting
@@ -195,10 +202,16 @@ impl Lanes<'_, '_, '_> {
                         .beside_limit
                         .is_some_and(|l| beside.saturating_add(job.estimate) <= l))
         };
-        self.waiting.iter().position(|job| {
-            let needed = Material::next_outside(&job.materials);
-            needed.iter().all(|m| !unfinished(m)) && fits(job)
-        })
+        let (at, job) = self
+            .waiting
+            .iter()
+            .enumerate()
+            .filter(|(_, job)| {
+                let needed = Material::next_outside(&job.materials);
+                needed.iter().all(|m| !unfinished(m))
+            })
+            .max_by_key(|(_, job)| (job.chain, std::cmp::Reverse(job.k)))?;
+        fits(job).then_some(at)
     }
 
     fn skip(&mut self, job: &Job, reason: String) {
