@@ -12,7 +12,7 @@ use bidtb::error::Error;
 use bidtb::generate::atlas::{self, Row};
 use bidtb::generate::driver::{self, Driven, InMemory, Store};
 use bidtb::generate::report::MaterialRecord;
-use bidtb::generate::{Known, Options, Solution, Solved, report};
+use bidtb::generate::{Options, Solution, report};
 use bidtb::geometry::Board;
 use bidtb::material::Material;
 use bidtb::progress::Silent;
@@ -30,15 +30,12 @@ struct Census {
     quiescent: String,
 }
 
-impl Solved for Census {
-    fn known(&self, material: Material, key: u64) -> Result<Known, Error> {
-        self.solved.known(material, key)
-    }
-}
-
 impl Store for Census {
     fn has(&self, m: Material) -> bool {
         self.solved.has(m)
+    }
+    fn reader(&self, _needed: &[Material]) -> driver::Reader<'_> {
+        driver::Reader::Store(&self.solved)
     }
     fn keep(&mut self, sol: Solution, written: driver::Written) -> Result<(), Error> {
         if !sol.certified() {

@@ -11,7 +11,7 @@
 pub use super::lanes::Stopped;
 use super::lanes::{Job, Lanes};
 pub use super::report::Skipped;
-pub use super::store::{InMemory, Store, Writer, Written};
+pub use super::store::{InMemory, Reader, Store, Writer, Written};
 use super::{Control, Method, Observer, Options, Solution};
 use crate::error::Error;
 use crate::material::Material;
@@ -162,7 +162,7 @@ pub fn run(
         1
     };
     // Side by side only where jobs can read without the store.
-    let lanes = if store.reader(&[]).is_some() {
+    let lanes = if matches!(store.reader(&[]), Reader::Own(_)) {
         lanes
     } else {
         1

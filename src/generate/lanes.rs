@@ -4,7 +4,7 @@
 //! guard, and what each job's end means (kept, run again alone, skipped, stopped).
 
 use super::report::Skipped;
-use super::store::{Store, Written};
+use super::store::{Reader, Store, Written};
 use super::{Control, Method, Observer, Options, Run, Solution, Solved, solve_job};
 use crate::error::Error;
 use crate::material::Material;
@@ -183,7 +183,8 @@ impl Lanes<'_, '_, '_> {
 
     /// The waiting job that starts now, if any: of those whose materials are all kept (or
     /// skipped, which skips them), the one with the longest chain still to make after it
-    /// (ties: the first in dependency order), if it fits beside the jobs under way. A job
+    /// (ties, and with one lane all: the first in dependency order), if it fits beside the
+    /// jobs under way. A job
     /// that does not fit yet is not overtaken: the lane waits for it (list scheduling by
     /// critical path, which puts 8x8 KNvKN, the head of the run's longest chain, first).
     fn next_ready(&self) -> Option<usize> {
@@ -210,7 +211,12 @@ impl Lanes<'_, '_, '_> {
                 let needed = Material::next_outside(&job.materials);
                 needed.iter().all(|m| !unfinished(m))
             })
-            .max_by_key(|(_, job)| (job.chain, std::cmp::Reverse(job.k)))?;
+            .max_by_key(|(_, job)| {
+                // One lane: one after another in dependency order, the order kept in
+                // memory by stores without `arrange` (the atlas's census).
+                let chain = if self.lanes > 1 { job.chain } else { 0 };
+                (chain, std::cmp::Reverse(job.k))
+            })?;
         fits(job).then_some(at)
     }
 
@@ -274,7 +280,11 @@ impl Lanes<'_, '_, '_> {
         };
         let (k, materials, name) = (job.k, job.materials.clone(), job.name.clone());
         let job_name = job.name.clone();
-        let reader = self.store.reader(&Material::next_outside(&job.materials));
+        let needed = Material::next_outside(&job.materials);
+        let reader = match self.store.reader(&needed) {
+            Reader::Own(own) => Some(Arc::new(own)),
+            Reader::Store(_) => None,
+        };
         self.running.push(Running {
             job,
             over,
@@ -288,7 +298,6 @@ impl Lanes<'_, '_, '_> {
             };
             Ok((run, written))
         };
-        let reader = reader.map(Arc::new);
         if let Some(own) = reader.clone().filter(|_| self.lanes > 1) {
             // The work goes to the job's thread, or stays here if no thread starts.
             let work = Arc::new(Mutex::new(Some(work)));
@@ -319,12 +328,12 @@ impl Lanes<'_, '_, '_> {
             self.lanes = 1;
             let work = work.lock().ok().and_then(|mut w| w.take());
             if let Some(work) = work {
-                self.inline(k, work, reader.as_deref().map(|r| &**r), tx);
+                self.inline(k, work, reader.as_deref().map(|r| &**r), &needed, tx);
             }
             return;
         }
         let reader = reader.as_deref().map(|r| &**r);
-        self.inline(k, work, reader, tx);
+        self.inline(k, work, reader, &needed, tx);
     }
 
     /// Run a job on this thread (one at a time), reading its exits from `reader`, or from
@@ -334,11 +343,16 @@ impl Lanes<'_, '_, '_> {
         k: usize,
         work: impl FnOnce(&dyn Solved, &dyn Observer) -> Result<(Run, Written), Error>,
         reader: Option<&(dyn Solved + Send)>,
+        needed: &[Material],
         tx: &std::sync::mpsc::Sender<Report>,
     ) {
+        let store;
         let solved: &dyn Solved = match reader {
             Some(reader) => reader,
-            None => &*self.store,
+            None => {
+                store = self.store.reader(needed);
+                store.solved()
+            }
         };
         let obs = self.obs;
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(solved, obs)));

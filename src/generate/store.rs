@@ -10,20 +10,16 @@ use crate::material::Material;
 use std::sync::Arc;
 
 /// Where finished materials go and where later jobs read their exits from.
-pub trait Store: Solved + Send {
+pub trait Store: Send {
     /// Whether the store holds material `m`, finished and usable.
     fn has(&self, m: Material) -> bool;
-    /// Get ready to answer [`Solved::known`] for the materials `needed`, those the job's
-    /// moves lead to (open their tables, let go of the others); called before each job.
+    /// Get ready to read the materials `needed`, those the job's moves lead to (open their
+    /// tables, let go of the others); called before each job.
     fn prepare(&mut self, _needed: &[Material]) -> Result<(), Error> {
         Ok(())
     }
-    /// A reader of the materials `needed` (opened by [`Store::prepare`]) that holds
-    /// nothing of the store, for a job run on a thread of its own beside others; None (the
-    /// default) where the store answers only itself: its jobs then run one at a time.
-    fn reader(&self, _needed: &[Material]) -> Option<Box<dyn Solved + Send>> {
-        None
-    }
+    /// What a job reads the materials `needed` (opened by [`Store::prepare`]) through.
+    fn reader(&self, needed: &[Material]) -> Reader<'_>;
     /// What writes a finished job's files (the slow part of keeping it, which needs
     /// nothing of the store's state): run on the job's own thread, so that the other jobs
     /// go on meanwhile. Writes nothing by default.
@@ -40,6 +36,25 @@ pub trait Store: Solved + Send {
     /// Put what the store reports in the run's order, `order` (the materials in
     /// dependency order): jobs side by side are kept in the order they finish.
     fn arrange(&mut self, _order: &[Material]) {}
+}
+
+/// What a job reads its exits through ([`Store::reader`]).
+pub enum Reader<'a> {
+    /// A reader of its own that holds nothing of the store: the job may run on a thread
+    /// of its own, beside others.
+    Own(Box<dyn Solved + Send>),
+    /// The store itself: its jobs run one at a time, on the driver's thread.
+    Store(&'a dyn Solved),
+}
+
+impl Reader<'_> {
+    /// The values read.
+    pub fn solved(&self) -> &dyn Solved {
+        match self {
+            Reader::Own(own) => &**own,
+            Reader::Store(store) => *store,
+        }
+    }
 }
 
 /// What a [`Store::writer`] wrote of a finished job.
@@ -97,6 +112,9 @@ impl Store for InMemory {
         self.solutions
             .iter()
             .any(|s| s.index.class_number(m).is_some())
+    }
+    fn reader(&self, _needed: &[Material]) -> Reader<'_> {
+        Reader::Store(self)
     }
     fn keep(&mut self, solution: Solution, _written: Written) -> Result<(), Error> {
         self.solutions.push(solution);

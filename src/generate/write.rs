@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use super::driver::{Store, Writer, Written};
+use super::driver::{Reader, Store, Writer, Written};
 use super::report::{self, MaterialRecord, Summary};
 use super::{Glance, Known, Solution, Solved};
 use crate::atomic;
@@ -329,14 +329,6 @@ impl Solved for Tables {
     }
 }
 
-impl Solved for TableStore {
-    fn known(&self, _material: Material, _key: u64) -> Result<Known, Error> {
-        Err(Error::Usage(
-            "a job reads its exits through the store's reader, not the store".into(),
-        ))
-    }
-}
-
 impl Store for TableStore {
     fn has(&self, m: Material) -> bool {
         self.usable(m).is_ok()
@@ -398,12 +390,12 @@ impl Store for TableStore {
         self.summary.materials.sort_by_key(place_named);
     }
 
-    fn reader(&self, needed: &[Material]) -> Option<Box<dyn Solved + Send>> {
+    fn reader(&self, needed: &[Material]) -> Reader<'_> {
         let opened = needed
             .iter()
             .filter_map(|m| Some((*m, self.opened.get(m)?.for_a_job())))
             .collect();
-        Some(Box::new(Tables { opened }))
+        Reader::Own(Box::new(Tables { opened }))
     }
 
     fn writer(&self) -> Writer {
