@@ -3,6 +3,7 @@
 //! own, the watch that forwards a stop request and holds the process under the memory
 //! guard, and what each job's end means (kept, run again alone, skipped, stopped).
 
+use super::priority::JobThreads;
 use super::report::Skipped;
 use super::store::{Reader, Store, Written};
 use super::{Control, Method, Observer, Options, Run, Solution, Solved, solve_job};
@@ -46,6 +47,8 @@ pub(super) struct Running {
     over: Arc<AtomicBool>,
     /// Another job ran beside it at some time.
     had_company: bool,
+    /// Its pool's threads, which yield to a job on a longer chain beside it.
+    threads: JobThreads,
 }
 
 /// What a job hands back: its result and what its files' writer wrote (nothing unless it
@@ -285,10 +288,12 @@ impl Lanes<'_, '_, '_> {
             Reader::Own(own) => Some(Arc::new(own)),
             Reader::Store(_) => None,
         };
+        let threads = self.yield_to_the_longest_chain(job.chain);
         self.running.push(Running {
             job,
             over,
             had_company: beside,
+            threads: threads.clone(),
         });
         let work = move |solved: &dyn Solved, obs: &dyn Observer| {
             let run = solve_or_start_over(options, &materials, &name, obs, &control, solved)?;
@@ -314,7 +319,7 @@ impl Lanes<'_, '_, '_> {
                     let Some(work) = work else { return };
                     let run = || work(&**own, &named);
                     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        match job_pool(&name) {
+                        match job_pool(&name, threads) {
                             Some(pool) => pool.install(run),
                             None => run(),
                         }
@@ -334,6 +339,21 @@ impl Lanes<'_, '_, '_> {
         }
         let reader = reader.as_deref().map(|r| &**r);
         self.inline(k, work, reader, &needed, tx);
+    }
+
+    /// The threads of a job starting on a chain of work `chain` beside those under way:
+    /// behind from the start if one of them heads a longer chain; those that head shorter
+    /// ones fall behind it ([`super::priority`]).
+    fn yield_to_the_longest_chain(&self, chain: u64) -> JobThreads {
+        let threads = JobThreads::default();
+        for r in &self.running {
+            if r.job.chain > chain {
+                threads.fall_behind();
+            } else if r.job.chain < chain {
+                r.threads.fall_behind();
+            }
+        }
+        threads
     }
 
     /// Run a job on this thread (one at a time), reading its exits from `reader`, or from
@@ -365,6 +385,7 @@ impl Lanes<'_, '_, '_> {
             job,
             over,
             had_company,
+            ..
         } = ended;
         match result {
             Ok((Run::Finished(sol), written)) => {
@@ -463,13 +484,15 @@ fn watch(
 /// others runs its parallel stages there. In a shared pool a job's parallel stages wait
 /// until a worker is free, and the other job's long tasks (a large system's refinement)
 /// hold the workers for minutes: beside 8x8 KNvKN, KQvKQ took 329 s instead of 27. With a
-/// pool each the operating system shares the cores between the jobs' threads. None where
-/// no pool can be built (the global pool then serves).
-fn job_pool(name: &str) -> Option<rayon::ThreadPool> {
+/// pool each the operating system shares the cores between the jobs' threads, those of a
+/// job behind another at a lower priority (`threads`, [`super::priority`]). None where no
+/// pool can be built (the global pool then serves).
+fn job_pool(name: &str, threads: JobThreads) -> Option<rayon::ThreadPool> {
     let name = name.to_string();
     rayon::ThreadPoolBuilder::new()
         .num_threads(rayon::current_num_threads())
         .thread_name(move |i| format!("{name} {i}"))
+        .start_handler(move |_| threads.enter())
         .build()
         .ok()
 }

@@ -21,6 +21,7 @@ pub mod atlas;
 pub mod boundary;
 pub mod driver;
 mod lanes;
+mod priority;
 pub mod report;
 pub mod session;
 mod store;
