@@ -246,11 +246,14 @@ impl Lanes<'_, '_, '_> {
             crate::resources::release_free_memory();
         }
         self.obs.material(job.k, self.total, &job.name);
-        let mut needed = Material::next_outside(&job.materials);
+        // The store keeps open what the jobs under way read too, so that a later job
+        // reading the same tables shares them instead of opening them again.
+        let needed = Material::next_outside(&job.materials);
+        let mut open = needed.clone();
         for r in &self.running {
-            needed.extend(Material::next_outside(&r.job.materials));
+            open.extend(Material::next_outside(&r.job.materials));
         }
-        if let Err(e) = self.store.prepare(&needed) {
+        if let Err(e) = self.store.prepare(&open) {
             self.fail(e);
             return;
         }
@@ -283,7 +286,6 @@ impl Lanes<'_, '_, '_> {
         };
         let (k, materials, name) = (job.k, job.materials.clone(), job.name.clone());
         let job_name = job.name.clone();
-        let needed = Material::next_outside(&job.materials);
         let reader = match self.store.reader(&needed) {
             Reader::Own(own) => Some(Arc::new(own)),
             Reader::Store(_) => None,
