@@ -271,35 +271,56 @@ pub fn mean_or_pending(a: &Value, b: &Value) -> Mean {
 /// of 22,000 bits were a fifth of the run.
 pub fn finish_means(pending: Vec<PendingMean>) -> Vec<Value> {
     use rayon::prelude::*;
-    if pending.is_empty() {
-        return Vec::new();
-    }
     let parts = group_by(pending.iter().map(|p| &*p.g_odd));
     let splits: Vec<(BigUint, BigUint)> = parts
         .par_iter()
         .map(|members| long::split_smooth(&pending[members[0]].g_odd))
         .collect();
-    let mut smooth_of: Vec<&BigUint> = vec![&splits[0].0; pending.len()];
+    let mut smooth_of: Vec<Option<&BigUint>> = vec![None; pending.len()];
     for (members, (smooth, _)) in parts.iter().zip(&splits) {
         for &i in members {
-            smooth_of[i] = smooth;
+            smooth_of[i] = Some(smooth).filter(|s| !s.is_one());
         }
     }
-    let roughs: Vec<(&BigUint, Vec<usize>)> = {
-        let rough_of: Vec<(&BigUint, &Vec<usize>)> = parts
-            .iter()
-            .zip(&splits)
-            .filter(|(_, (_, rough))| !rough.is_one())
-            .map(|(members, (_, rough))| (rough, members))
-            .collect();
-        group_by(rough_of.iter().map(|(rough, _)| *rough))
-            .into_iter()
-            .map(|same| {
-                let members = same.iter().flat_map(|&k| rough_of[k].1.iter().copied());
-                (rough_of[same[0]].0, members.collect())
-            })
-            .collect()
-    };
+    let rough_gcds = rough_gcds(&pending, &parts, &splits);
+    pending
+        .par_iter()
+        .zip(rough_gcds)
+        .zip(smooth_of)
+        .map(|((p, rough_gcd), smooth)| {
+            let small = smooth.map_or_else(BigUint::one, |s| gcd(&p.t, s));
+            let h = match rough_gcd {
+                Some(h) if !h.is_one() => small * h,
+                _ => small,
+            };
+            finish_mean(p, &h)
+        })
+        .collect()
+}
+
+/// Each pending mean's gcd with the rough part of its odd part (None where that part is
+/// 1), `parts` the means grouped by odd part and `splits` those parts' (smooth, rough):
+/// the means over one rough part, whatever their odd parts, go through one
+/// [`long::Modulus`], 64 at a time, in parallel.
+fn rough_gcds(
+    pending: &[PendingMean],
+    parts: &[Vec<usize>],
+    splits: &[(BigUint, BigUint)],
+) -> Vec<Option<BigUint>> {
+    use rayon::prelude::*;
+    let with_rough: Vec<(&BigUint, &Vec<usize>)> = parts
+        .iter()
+        .zip(splits)
+        .filter(|(_, (_, rough))| !rough.is_one())
+        .map(|(members, (_, rough))| (rough, members))
+        .collect();
+    let roughs: Vec<(&BigUint, Vec<usize>)> = group_by(with_rough.iter().map(|(r, _)| *r))
+        .into_iter()
+        .map(|same| {
+            let members = same.iter().flat_map(|&k| with_rough[k].1.iter().copied());
+            (with_rough[same[0]].0, members.collect())
+        })
+        .collect();
     let moduli: Vec<long::Modulus> = roughs
         .par_iter()
         .map(|(rough, _)| long::Modulus::new(rough))
@@ -309,7 +330,6 @@ pub fn finish_means(pending: Vec<PendingMean>) -> Vec<Value> {
         .zip(&moduli)
         .flat_map(|((_, members), modulus)| members.chunks(FINISH_CHUNK).map(move |c| (modulus, c)))
         .collect();
-    let mut rough_gcds: Vec<Option<BigUint>> = vec![None; pending.len()];
     let found: Vec<(usize, BigUint)> = chunks
         .par_iter()
         .flat_map_iter(|&(modulus, chunk)| {
@@ -317,26 +337,11 @@ pub fn finish_means(pending: Vec<PendingMean>) -> Vec<Value> {
             chunk.iter().copied().zip(long::gcds_with(modulus, &ts))
         })
         .collect();
+    let mut gcds = vec![None; pending.len()];
     for (i, h) in found {
-        rough_gcds[i] = Some(h);
+        gcds[i] = Some(h);
     }
-    pending
-        .par_iter()
-        .zip(rough_gcds)
-        .zip(smooth_of)
-        .map(|((p, rough_gcd), smooth)| {
-            let small = if smooth.is_one() {
-                BigUint::one()
-            } else {
-                gcd(&p.t, smooth)
-            };
-            let h = match rough_gcd {
-                Some(h) if !h.is_one() => small * h,
-                _ => small,
-            };
-            finish_mean(p, &h)
-        })
-        .collect()
+    gcds
 }
 
 /// The indices of `keys` grouped by equal keys (long odd numbers), each group in order.
