@@ -77,10 +77,10 @@ const MEASURED_7X7: [(&str, u32, f64); 30] = [
     ("KRvKR", 27, 0.0),
 ];
 
-/// Each four-man material made on 8x8 (the 2026-11-25 runs; KNvKP and KPvKP the whole run
-/// of 2026-11-27): its largest denominator in digits. Boards of 64 squares and more start
-/// from these.
-const MEASURED_8X8: [(&str, u32); 30] = [
+/// Each four-man material made on 8x8 (the 2026-11-25 runs): its largest denominator in
+/// digits. Boards of 64 squares and more start from these where a material has one
+/// (KNvKP and KPvKP have none: they start from 7x7).
+const MEASURED_8X8: [(&str, u32); 28] = [
     ("KBBvK", 117),
     ("KBNvK", 3531),
     ("KBPvK", 5558),
@@ -90,9 +90,7 @@ const MEASURED_8X8: [(&str, u32); 30] = [
     ("KNNvK", 859),
     ("KNPvK", 4351),
     ("KNvKN", 19141),
-    ("KNvKP", 21853),
     ("KPPvK", 6042),
-    ("KPvKP", 21277),
     ("KQBvK", 15),
     ("KQNvK", 138),
     ("KQPvK", 138),
@@ -112,69 +110,6 @@ const MEASURED_8X8: [(&str, u32); 30] = [
     ("KRvKP", 2491),
     ("KRvKR", 33),
 ];
-
-/// Seconds each material up to four men took on 8x8, for ordering jobs only (which starts
-/// first: [`job_seconds`]): alone where it was measured alone (KNvKN 972, KNvKP 1,407,
-/// KBvKN 361), else its job's clock in the whole four-piece run of 2026-11-27, two jobs
-/// side by side. The memory estimate ranks time badly: it follows the largest
-/// denominator, and 8x8 KPvKP holds one of 21,277 digits but took 176 s where KBNvK, of
-/// 3,531 digits, took 600.
-const SECONDS_8X8: [(&str, f64); 36] = [
-    ("KvK", 0.1),
-    ("KQvK", 0.2),
-    ("KRvK", 0.2),
-    ("KBvK", 0.5),
-    ("KNvK", 0.4),
-    ("KPvK", 0.5),
-    ("KBBvK", 9.8),
-    ("KBNvK", 600.1),
-    ("KBPvK", 305.6),
-    ("KBvKB", 19.9),
-    ("KBvKN", 361.0),
-    ("KBvKP", 440.8),
-    ("KNNvK", 33.0),
-    ("KNPvK", 346.8),
-    ("KNvKN", 972.0),
-    ("KNvKP", 1407.0),
-    ("KPPvK", 32.5),
-    ("KPvKP", 176.2),
-    ("KQBvK", 23.7),
-    ("KQNvK", 19.5),
-    ("KQPvK", 42.8),
-    ("KQQvK", 12.9),
-    ("KQRvK", 21.5),
-    ("KQvKB", 17.2),
-    ("KQvKN", 20.3),
-    ("KQvKP", 176.5),
-    ("KQvKQ", 42.8),
-    ("KQvKR", 17.4),
-    ("KRBvK", 39.5),
-    ("KRNvK", 19.7),
-    ("KRPvK", 56.9),
-    ("KRRvK", 9.7),
-    ("KRvKB", 16.9),
-    ("KRvKN", 57.6),
-    ("KRvKP", 503.0),
-    ("KRvKR", 15.9),
-];
-
-/// The measured seconds of a job of `materials` on `board` (their sum), where every one
-/// of them was measured there ([`SECONDS_8X8`]); None elsewhere.
-pub fn job_seconds(board: Board, materials: &[Material]) -> Option<f64> {
-    if (board.files(), board.ranks()) != (8, 8) {
-        return None;
-    }
-    materials
-        .iter()
-        .map(|m| {
-            let name = m.to_string();
-            SECONDS_8X8
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|&(_, seconds)| seconds)
-        })
-        .sum()
-}
 
 /// How much the largest denominator's digits grow per step from 7x7 to 8x8 (the power of
 /// the board's squares): fivefold. Measured on 8x8 (2026-11-23): KBBvK 2.1, KRvKN 3.0,

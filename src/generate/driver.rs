@@ -102,8 +102,7 @@ pub enum Driven {
 /// it reads is kept, beside the others only when the memory estimates of all of them fit
 /// under the memory guard's limit; of the jobs whose materials are ready, the one that
 /// heads the longest chain of work still to do starts first (list scheduling by critical
-/// path; the work of a job taken as its measured seconds where known, else its memory
-/// estimate: [`measure_work`]), and one that does not fit yet
+/// path; the work of a job taken as its memory estimate), and one that does not fit yet
 /// is waited for, not overtaken. The store's reports are put in dependency order at
 /// the end ([`Store::arrange`]), so a run's files do not depend on which job finished
 /// first.
@@ -149,7 +148,6 @@ pub fn run(
             }
         })
         .collect();
-    measure_work(options.board, &mut waiting);
     lengthen_chains(&mut waiting);
     // Jobs side by side share what a job alone may use: the guard's limit, and the memory
     // the estimate of a job alone is checked against (the smaller); only where both are
@@ -231,27 +229,13 @@ pub fn run(
     Ok(Driven::Finished(done, skipped))
 }
 
-/// Each job's work, the start of its chain: its measured seconds (in milliseconds) where
-/// every job of the run has them ([`resources::job_seconds`]: 8x8, up to four men), else
-/// its memory estimate, its positions times the expected size of their values. The
-/// estimate follows the largest denominator, not the time: on 8x8 it put KBvKP, KRvKP
-/// and KQvKP (which lead to KPvKP, of large estimate and 176 s) before KBNvK, whose chain
-/// (KBNvK, KBPvK, KPPvK) then ended the run of 2026-11-27 513 s after KPvKP.
-fn measure_work(board: crate::Board, jobs: &mut [Job]) {
-    let seconds: Option<Vec<f64>> = jobs
-        .iter()
-        .map(|j| crate::resources::job_seconds(board, &j.materials))
-        .collect();
-    if let Some(seconds) = seconds {
-        for (job, s) in jobs.iter_mut().zip(seconds) {
-            job.chain = (s * 1000.0).round() as u64;
-        }
-    }
-}
-
-/// Each job's chain (its own work on entry, [`measure_work`]): the longest chain of work
-/// from it to the end of the run, through the jobs that read its materials. The jobs come
-/// in dependency order, so those that read a job's materials come after it.
+/// Each job's chain (its own work on entry): the longest chain of work from it to the end
+/// of the run, through the jobs that read its materials. A job's work is taken as its
+/// memory estimate, its positions times the expected size of their values (measured per
+/// material where known): on 8x8 it ranks the jobs as their measured times do at the top,
+/// KNvKN's chain (KNvKN, KNvKP, KPvKP) first, where positions alone tie every two-a-side
+/// pawnless material. The jobs come in dependency order, so those that read a job's
+/// materials come after it.
 fn lengthen_chains(jobs: &mut [Job]) {
     for i in (0..jobs.len()).rev() {
         let longest_after = jobs[i + 1..]
@@ -331,53 +315,5 @@ mod tests {
         }
         // A three-piece material heads a chain longer than any that reads it.
         assert!(chain("KNvK") > chain("KNvKN"));
-    }
-
-    /// On 8x8 the chains are measured seconds: KNvKN still heads the longest, and KBNvK's
-    /// chain (KBNvK, KBPvK or KNPvK, KPPvK: 980 s) now comes before those of the pieces
-    /// against a pawn that lead only to KPvKP. Elsewhere (7x7) the memory estimates stay.
-    #[test]
-    fn measured_seconds_order_the_chains_on_8x8() {
-        let chains = |board: Board| {
-            let options = Options::solve(board);
-            let mut jobs: Vec<Job> = Material::with_dependencies(&Material::all_up_to(4))
-                .into_iter()
-                .enumerate()
-                .map(|(i, m)| {
-                    let estimate = super::super::job_estimate(
-                        &options,
-                        &[m],
-                        crate::progress::PAGE_ABOVE_BYTES,
-                    )
-                    .1;
-                    Job {
-                        k: i + 1,
-                        name: m.to_string(),
-                        estimate,
-                        chain: estimate,
-                        materials: vec![m],
-                        alone: false,
-                    }
-                })
-                .collect();
-            measure_work(board, &mut jobs);
-            lengthen_chains(&mut jobs);
-            jobs
-        };
-        let jobs = chains(Board::new(8, 8).unwrap());
-        let chain = |name: &str| jobs.iter().find(|j| j.name == name).unwrap().chain;
-        assert_eq!(chain("KPvKP"), 176_200);
-        assert_eq!(chain("KNvKN"), 972_000 + 1_407_000 + 176_200);
-        assert_eq!(chain("KBNvK"), 600_100 + 346_800 + 32_500);
-        let four = jobs.iter().filter(|j| j.materials[0].man_count() == 4);
-        assert_eq!(four.max_by_key(|j| j.chain).unwrap().name, "KNvKN");
-        for other in ["KBvKP", "KRvKP", "KQvKP"] {
-            assert!(chain("KBNvK") > chain(other), "{other}");
-        }
-        let small = chains(Board::new(7, 7).unwrap());
-        assert!(
-            small.iter().all(|j| j.chain >= j.estimate),
-            "7x7 keeps the estimates"
-        );
     }
 }

@@ -31,9 +31,8 @@ pub(super) struct Job {
     pub(super) name: String,
     /// Its memory estimate in bytes.
     pub(super) estimate: u64,
-    /// The work of the longest chain of jobs from it to the end of the run: its own and,
-    /// after it, that of the jobs that read its materials (transitively), in measured
-    /// milliseconds or estimated bytes (the same unit for every job of a run). The ready
+    /// The positions of the longest chain of jobs from it to the end of the run: its own
+    /// and, after it, those of the jobs that read its materials (transitively). The ready
     /// job with the longest chain starts first.
     pub(super) chain: u64,
     /// It may only run with no other job beside it: the memory guard stopped it once
