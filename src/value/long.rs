@@ -148,11 +148,11 @@ fn small_primorial() -> &'static Natural {
 /// `r` (> 0, odd) as `(smooth, rough)` with `r = smooth · rough`: `smooth` holds r's prime
 /// factors below [`SMOOTH_BELOW`], with their multiplicities, and `rough` the others. The
 /// first step is a gcd with the primorial (a division of r by a 1,400-bit number and a
-/// short gcd), the next ones each with what the last took off, and takes one power of every small prime still
-/// there off. A gcd with r is the product of the gcds
-/// with the two parts, which are coprime: the smooth one short, and the rough one shared
-/// by more numbers than r itself (the long odd parts of a level's pending means differ
-/// mostly in small factors: on 7x7 KNvKP 64,081 odd parts have 9,585 rough parts).
+/// short gcd), each next one a gcd with what the last took off; each takes one power of
+/// every small prime still there. A gcd with r is the product of the gcds with the two
+/// parts, which are coprime: the smooth one short, and the rough one shared by more
+/// numbers than r itself (the long odd parts of a level's pending means differ mostly in
+/// small factors: on 7x7 KNvKP 64,081 odd parts have 9,585 rough parts).
 pub fn split_smooth(r: &BigUint) -> (BigUint, BigUint) {
     let primorial = small_primorial();
     let mut rough = to_natural(r);
@@ -258,8 +258,6 @@ mod tests {
         assert!(all_coprime(&d, []));
     }
 
-    /// Reductions by a prepared modulus equal the remainders, below and above the size
-    /// where Barrett's method takes over, at the largest numbers it takes and beyond.
     /// A long odd number's small factors (with multiplicities, one of them high) and the
     /// rest come apart: the product is the number, the smooth part has no prime from 1,000
     /// up and the rough part none below.
@@ -294,6 +292,8 @@ mod tests {
         );
     }
 
+    /// Reductions by a prepared modulus equal the remainders, below and above the size
+    /// where Barrett's method takes over, at the largest numbers it takes and beyond.
     #[test]
     fn prepared_reductions_equal_remainders() {
         for bits in [100, BARRETT_FROM - 1, BARRETT_FROM, 40_000] {
