@@ -48,6 +48,14 @@ impl Adjacency {
         adj
     }
 
+    /// Lists given by their ends (`offsets[i]..offsets[i + 1]` in `targets` is list i;
+    /// `offsets` starts at 0 and ends at `targets.len()`, never decreasing).
+    pub fn from_parts(offsets: Vec<u32>, targets: Vec<u32>) -> Adjacency {
+        assert!(offsets.first() == Some(&0) && offsets.last() == Some(&(targets.len() as u32)));
+        assert!(offsets.windows(2).all(|w| w[0] <= w[1]));
+        Adjacency { offsets, targets }
+    }
+
     /// No lists.
     fn empty() -> Adjacency {
         Adjacency {
