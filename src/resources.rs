@@ -583,6 +583,31 @@ pub fn anonymous_peak_mib() -> Option<u64> {
     (peak > 0).then_some(peak >> 20)
 }
 
+/// CPU seconds the calling thread has used (user and system; None where the clock is not
+/// available).
+fn thread_cpu_seconds() -> Option<f64> {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `clock_gettime` writes the clock into `t`, which outlives the call.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+    ok.then_some(t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9)
+}
+
+/// CPU seconds used so far by the threads of the current thread pool (rayon's, the job's
+/// own when a job runs beside others), and by the calling thread if it is not one of
+/// them: the difference of two readings is what a job took of the processors, its waiting
+/// behind a job at a higher priority apart (its clock counts that too).
+pub fn pool_cpu_seconds() -> Option<f64> {
+    let pool: Option<f64> = rayon::broadcast(|_| thread_cpu_seconds()).into_iter().sum();
+    let caller = match rayon::current_thread_index() {
+        Some(_) => Some(0.0),
+        None => thread_cpu_seconds(),
+    };
+    Some(pool? + caller?)
+}
+
 /// Hand the memory that the allocator keeps for reuse back to the system, on every thread
 /// of the pool (each has its own heap), between the jobs of a run: what one material freed
 /// would otherwise stay resident, inflate the next job's measured peak and hide memory from
@@ -601,6 +626,42 @@ pub fn release_free_memory() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Work on every thread of a pool shows in its CPU seconds, each thread's counted
+    /// (a count of the calling thread alone would see about a third of it).
+    #[test]
+    fn a_pools_cpu_seconds_count_its_threads() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        // Busy until the thread itself has used 0.2 s (the cores may be fewer than three).
+        let busy = || {
+            let start = thread_cpu_seconds().unwrap();
+            while thread_cpu_seconds().unwrap() - start < 0.2 {
+                std::hint::spin_loop();
+            }
+        };
+        let (before, after, wall) = pool.install(|| {
+            let before = pool_cpu_seconds().unwrap();
+            let t = std::time::Instant::now();
+            rayon::broadcast(|_| busy());
+            (
+                before,
+                pool_cpu_seconds().unwrap(),
+                t.elapsed().as_secs_f64(),
+            )
+        });
+        let used = after - before;
+        assert!(
+            used >= 0.5,
+            "{used} s of CPU for three threads busy 0.2 s each"
+        );
+        assert!(
+            used <= 3.0 * wall + 0.05,
+            "{used} s of CPU in {wall} s on three threads"
+        );
+    }
 
     #[test]
     fn sizes_parse() {

@@ -563,7 +563,15 @@ fn finished_line(sol: &Solution) -> String {
         .cost
         .peak_mib
         .map_or(String::new(), |p| format!(", peak {p} MiB{heap}"));
-    format!("{}: {:.1} s{peak}", classes.join("; "), sol.cost.seconds)
+    let cpu = sol
+        .cost
+        .cpu_seconds
+        .map_or(String::new(), |c| format!(" ({c:.1} s of CPU)"));
+    format!(
+        "{}: {:.1} s{cpu}{peak}",
+        classes.join("; "),
+        sol.cost.seconds
+    )
 }
 
 /// Why a job cannot start, if it cannot: a material it leads to was skipped (jobs come in

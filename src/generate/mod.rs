@@ -328,6 +328,10 @@ pub struct Cost {
     /// guard sampled it (None where no guard watched, and in records of earlier builds).
     #[serde(default)]
     pub peak_heap_mib: Option<u64>,
+    /// CPU seconds over the same span, of the threads working for it (see
+    /// [`resources::pool_cpu_seconds`]; None in records of earlier builds).
+    #[serde(default)]
+    pub cpu_seconds: Option<f64>,
 }
 
 impl Solution {
@@ -541,6 +545,7 @@ pub fn solve_job(
     }
     let board = options.board;
     let started = std::time::Instant::now();
+    let cpu_before = resources::pool_cpu_seconds();
     if !control.beside_others {
         resources::reset_peak();
     }
@@ -635,6 +640,9 @@ pub fn solve_job(
         seconds: started.elapsed().as_secs_f64(),
         peak_mib: resources::peak_mib(),
         peak_heap_mib: resources::anonymous_peak_mib(),
+        cpu_seconds: resources::pool_cpu_seconds()
+            .zip(cpu_before)
+            .map(|(after, before)| after - before),
     };
     Ok(Run::Finished(Box::new(Solution {
         board,
