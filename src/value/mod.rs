@@ -537,8 +537,8 @@ mod tests {
         use std::cell::Cell;
         use std::hash::{BuildHasher, Hasher};
         let hash = |limbs: &[u64], taken: &Cell<usize>| {
-            let mut h = std::hash::BuildHasherDefault::<std::hash::DefaultHasher>::default()
-                .build_hasher();
+            let mut h =
+                std::hash::BuildHasherDefault::<std::hash::DefaultHasher>::default().build_hasher();
             let counted = limbs.iter().map(|&d| {
                 taken.set(taken.get() + 1);
                 d
