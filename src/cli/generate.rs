@@ -349,8 +349,9 @@ pub(super) struct Args {
     /// reads is made, and beside others only when the memory estimates of all of them fit
     /// together under the memory limit (BIDTB_MEMORY_GUARD, or the memory available); of
     /// the jobs ready, the one heading the longest chain of work still to do goes first
-    /// (on 8x8, KNvKN). The files are the same either way. On a few cores the second job uses what the first
-    /// leaves idle: a large system refined on one core, tables written to disk.
+    /// (on 8x8, KNvKN). The files are the same either way. On a few cores the second job
+    /// uses what the first leaves idle: a large system refined on one core, tables written
+    /// to disk.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=16), value_name = "N")]
     pub jobs: u8,
 }

@@ -80,6 +80,11 @@ impl Bits {
                 })
             })
     }
+
+    /// Clear every bit.
+    fn clear(&mut self) {
+        self.0.iter_mut().for_each(|w| *w.get_mut() = 0);
+    }
 }
 
 /// Per position, the positions with an option (White's or Black's) leading to it, each as
@@ -153,7 +158,7 @@ fn iterate_switching(
     // it changes, so that a sweep yet to reach them takes them in the same sweep, as a
     // sweep over every position would). The sweep over every position before the switch
     // records its changes in `changed`, from which the first marks are made.
-    let (changed, marked) = (Bits::none(n), Bits::none(n));
+    let (mut changed, mut marked) = (Bits::none(n), Bits::none(n));
     let mut preds: Option<Adjacency> = None;
     let mut sweep = Sweep::Every { record: false };
     let mut sweeps = 0;
@@ -198,7 +203,7 @@ fn iterate_switching(
             }
             Sweep::Every { record } => {
                 if record {
-                    changed.par_take().for_each(drop);
+                    changed.clear();
                 }
                 Sweep::Every {
                     record: moved <= (2 * n) / few,
@@ -206,7 +211,7 @@ fn iterate_switching(
             }
             Sweep::Marked if moved <= n / few => Sweep::Marked,
             Sweep::Marked => {
-                marked.par_take().for_each(drop);
+                marked.clear();
                 Sweep::Every { record: false }
             }
         };
