@@ -3,7 +3,7 @@
 //! own, the watch that forwards a stop request and holds the process under the memory
 //! guard, and what each job's end means (kept, run again alone, skipped, stopped).
 
-use super::priority::JobThreads;
+use super::priority::{JobThreads, levels};
 use super::report::Skipped;
 use super::store::{Reader, Store, Written};
 use super::{Control, Method, Observer, Options, Run, Solution, Solved, solve_job};
@@ -343,18 +343,21 @@ impl Lanes<'_, '_, '_> {
         self.inline(k, work, reader, &needed, tx);
     }
 
-    /// The threads of a job starting on a chain of work `chain` beside those under way:
-    /// behind from the start if one of them heads a longer chain; those that head shorter
-    /// ones fall behind it ([`super::priority`]).
+    /// The threads of a job starting on a chain of work `chain` beside those under way, at
+    /// its level among them; theirs raised where the new job's chain puts them further
+    /// behind ([`super::priority`]).
     fn yield_to_the_longest_chain(&self, chain: u64) -> JobThreads {
-        let threads = JobThreads::default();
-        for r in &self.running {
-            if r.job.chain > chain {
-                threads.fall_behind();
-            } else if r.job.chain < chain {
-                r.threads.fall_behind();
-            }
+        let running: Vec<(u64, i32)> = self
+            .running
+            .iter()
+            .map(|r| (r.job.chain, r.threads.level()))
+            .collect();
+        let (raised, level) = levels(&running, chain);
+        for (r, level) in self.running.iter().zip(raised) {
+            r.threads.raise_to(level);
         }
+        let threads = JobThreads::default();
+        threads.raise_to(level);
         threads
     }
 
