@@ -162,7 +162,7 @@ pub fn run(
         1
     };
     // Side by side only where jobs can read without the store.
-    let lanes = if matches!(store.reader(&[]), Reader::Own(_)) {
+    let lanes = if store.reads_apart() {
         lanes
     } else {
         1

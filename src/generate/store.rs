@@ -20,6 +20,11 @@ pub trait Store: Send {
     }
     /// What a job reads the materials `needed` (opened by [`Store::prepare`]) through.
     fn reader(&self, needed: &[Material]) -> Reader<'_>;
+    /// Whether [`Store::reader`] gives readers of their own ([`Reader::Own`]), so that
+    /// jobs may run side by side; the store's own jobs run one at a time otherwise.
+    fn reads_apart(&self) -> bool {
+        false
+    }
     /// What writes a finished job's files (the slow part of keeping it, which needs
     /// nothing of the store's state): run on the job's own thread, so that the other jobs
     /// go on meanwhile. Writes nothing by default.

@@ -398,6 +398,10 @@ impl Store for TableStore {
         Reader::Own(Box::new(Tables { opened }))
     }
 
+    fn reads_apart(&self) -> bool {
+        true
+    }
+
     fn writer(&self) -> Writer {
         let (dir, accept) = (self.dir.clone(), self.accept_uncertified);
         Arc::new(move |sol: &Solution| {
