@@ -25,7 +25,7 @@ use super::Row;
 
 /// A row under elimination: `den · X_p = Σ a · X_j + beta`, `den` > 0, the terms sorted
 /// by position and never naming `p` itself. Every number but `beta` is short.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct Equation {
     den: BigInt,
     terms: Vec<(u32, BigInt)>,
@@ -117,7 +117,9 @@ fn eliminate(eqs: &mut [Equation], fill_limit: usize) -> Option<Vec<u32>> {
         for &(j, _) in &eqs[k].terms {
             users[j as usize].remove(&(k as u32));
         }
-        let pivot = eqs[k].clone();
+        // The pivot's row is read while the rows using it change: taken out meanwhile
+        // (no row names itself, so none of them is it), not copied with its long beta.
+        let pivot = std::mem::take(&mut eqs[k]);
         let mut using: Vec<u32> = users[k].drain().collect();
         using.sort_unstable();
         for p in using {
@@ -133,6 +135,7 @@ fn eliminate(eqs: &mut [Equation], fill_limit: usize) -> Option<Vec<u32>> {
             }
             heap.push(std::cmp::Reverse((cost(eqs, &users, p), p as u32)));
         }
+        eqs[k] = pivot;
         if nonzeros > fill_limit {
             return None;
         }
