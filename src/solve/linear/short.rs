@@ -73,10 +73,7 @@ impl Residual {
 
     /// `R ← 2^step · R − A · dy`: exact, in place, short where both are.
     pub(super) fn update(&mut self, rows: &[Row], step: u64, dy: &Corrections) {
-        if let (Residual::Short(_), Corrections::Long(_)) = (&*self, dy) {
-            *self = Residual::Long(std::mem::replace(self, Residual::Long(Vec::new())).into_long());
-        }
-        match (self, dy) {
+        match (&mut *self, dy) {
             (Residual::Short(r), Corrections::Short(dy)) => {
                 // No entry overflows: see `Corrections::new`.
                 r.par_iter_mut().enumerate().for_each(|(i, ri)| {
@@ -100,7 +97,12 @@ impl Residual {
                     }
                 }
             }),
-            (Residual::Short(_), Corrections::Long(_)) => unreachable!("made long above"),
+            (Residual::Short(_), Corrections::Long(_)) => {
+                // Long corrections make the residual long.
+                let short = std::mem::replace(self, Residual::Long(Vec::new()));
+                *self = Residual::Long(short.into_long());
+                self.update(rows, step, dy);
+            }
         }
     }
 }
