@@ -162,11 +162,7 @@ pub fn run(
         1
     };
     // Side by side only where jobs can read without the store.
-    let lanes = if store.reads_apart() {
-        lanes
-    } else {
-        1
-    };
+    let lanes = if store.reads_apart() { lanes } else { 1 };
     let halt = AtomicBool::new(false);
     let mut lanes = Lanes {
         options,
