@@ -18,16 +18,16 @@
 
 use std::sync::{Arc, Mutex};
 
-/// The levels a job on a chain of almost nothing runs behind the longest: at 10 the kernel
-/// gives its threads about a tenth of the time of a thread 10 levels lower.
-pub const MOST_BEHIND: i32 = 10;
+/// The levels a job on a shorter chain runs behind the one on the longest: at 10 the
+/// kernel gives its threads about a tenth of the time of a thread 10 levels lower.
+const MOST_BEHIND: i32 = 10;
 
 /// The highest nice value.
 const NICEST: i32 = 19;
 
 /// How many levels a job on a chain of `chain` runs behind one on a chain of `top`: none
 /// where it is as long, [`MOST_BEHIND`] where it is shorter.
-pub fn behind(chain: u64, top: u64) -> i32 {
+fn behind(chain: u64, top: u64) -> i32 {
     if chain >= top { 0 } else { MOST_BEHIND }
 }
 
