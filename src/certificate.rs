@@ -19,7 +19,7 @@ use std::cmp::Ordering;
 
 use num_bigint::BigUint;
 use num_integer::Integer;
-use num_traits::Zero;
+use num_traits::{One, Zero};
 use rayon::prelude::*;
 
 use crate::graph::{Adjacency, Graph};
@@ -127,6 +127,9 @@ fn equation_holds_with(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
         if rx == rz {
             return difference_equals((xn, i), (zn, k), rx, (yn, j, ry));
         }
+        if let Some(holds) = over_the_longest_odd_part((xn, i, rx), (yn, j, ry), (zn, k, rz)) {
+            return holds;
+        }
         let (xd, yd, zd) = (x.denom(), y.denom(), z.denom());
         let lhs = mul(&mul(&(xn << 1u8), &yd), &zd);
         let rhs = mul(&xd, &(mul(yn, &zd) + mul(zn, &yd)));
@@ -138,19 +141,63 @@ fn equation_holds_with(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
     if rx == ry {
         return (xn << (m - i + 1)) == s;
     }
-    // A short quotient costs a short division; a long one is no cheaper than the products.
-    if rx.bits() + 64 >= ry.bits() {
-        let (f, rest) = ry.div_rem(rx);
-        if rest.is_zero() {
-            return (mul(xn, &f) << (m + 1)) == (s << i);
-        }
+    if let Some(f) = short_quotient(ry, rx) {
+        return (mul(xn, &f) << (m + 1)) == (s << i);
     }
     (mul(xn, ry) << (m + 1)) == mul(&s, &x.denom())
 }
 
+/// Whether `2x = y + z` for `x = xn / (rx·2^i)` and the others alike, over the longest of
+/// the three odd parts, `l`, where the other two divide it by quotients that are cheap to
+/// find ([`short_quotient`]: `a = l / rx`, `b = l / ry`, `c = l / rz`): with
+/// `m = max(i, j, k)` the equation times `l·2^m` reads
+/// `xn·a·2^(m−i+1) = yn·b·2^(m−j) + zn·c·2^(m−k)`, products of a long number by a short
+/// one. `None` where a quotient is not found.
+///
+/// The odd parts of a component's values are nearly all one long core times a few short
+/// factors, and a mean's is the least common multiple of its targets' where nothing
+/// cancels, so on 7x7 KNvKP an equation between three different odd parts (a fifth of the
+/// equations) cost 95 µs by cross-multiplication, most of the certificate's time.
+fn over_the_longest_odd_part(
+    x: (&BigUint, u64, &BigUint),
+    y: (&BigUint, u64, &BigUint),
+    z: (&BigUint, u64, &BigUint),
+) -> Option<bool> {
+    let l = [x.2, y.2, z.2].into_iter().max_by_key(|r| r.bits())?;
+    let (a, b, c) = (
+        short_quotient(l, x.2)?,
+        short_quotient(l, y.2)?,
+        short_quotient(l, z.2)?,
+    );
+    let m = x.1.max(y.1).max(z.1);
+    let scaled = |(n, t, _): (&BigUint, u64, &BigUint), q: &BigUint| mul(n, q) << (m - t);
+    Some((scaled(x, &a) << 1u8) == scaled(y, &b) + scaled(z, &c))
+}
+
+/// `l / r` where `r` divides `l` and the division is short: `r` is `l`, or the quotient or
+/// `r` has at most [`SHORT_QUOTIENT`] bits (a schoolbook division costs about their
+/// product's length times `l`'s, and a long quotient by a long divisor more than the two
+/// long products it would spare). `None` where the division would be long or is not exact.
+fn short_quotient(l: &BigUint, r: &BigUint) -> Option<BigUint> {
+    if std::ptr::eq(l, r) || l == r {
+        return Some(BigUint::one());
+    }
+    let (lb, rb) = (l.bits(), r.bits());
+    if rb > lb || (lb - rb).min(rb) > SHORT_QUOTIENT {
+        return None;
+    }
+    let (q, rest) = l.div_rem(r);
+    rest.is_zero().then_some(q)
+}
+
+/// The longest quotient or divisor of a division [`short_quotient`] makes.
+const SHORT_QUOTIENT: u64 = 1_024;
+
 /// Whether `2·x − y = z` for `x = xn / (r·2^i)`, `y = yn / (r·2^j)` (one odd part r) and
 /// `z = zn / (rz·2^k)`: `2x − y = u / (r·2^m)` with `m = max(i, j)` by shifts, then
-/// `u · rz · 2^k = zn · r · 2^m`.
+/// `u · 2^k = zn · c · 2^m` where `r = rz · c` by a short division ([`short_quotient`]: z's
+/// odd part nearly always divides x's, and is as long in one such equation of fourteen on
+/// 7x7 KNvKP), else `u · rz · 2^k = zn · r · 2^m`.
 fn difference_equals(
     (xn, i): (&BigUint, u64),
     (yn, j): (&BigUint, u64),
@@ -162,7 +209,11 @@ fn difference_equals(
     if twice < other {
         return false;
     }
-    let (left, right) = (mul(&(twice - other), rz), mul(zn, r));
+    let u = twice - other;
+    let (left, right) = match short_quotient(r, rz) {
+        Some(c) => (u, mul(zn, &c)),
+        None => (mul(&u, rz), mul(zn, r)),
+    };
     if k >= m {
         (left << (k - m)) == right
     } else {
@@ -740,24 +791,32 @@ mod tests {
 
     proptest::proptest! {
         /// Every path of the exact equation check (one denominator, shared odd parts, a
-        /// cancelled factor with a short or a long quotient, cross-multiplication, values
-        /// not in lowest terms) agrees with rational arithmetic.
+        /// cancelled factor with a short or a long quotient, three odd parts over the
+        /// longest, cross-multiplication, values not in lowest terms) agrees with rational
+        /// arithmetic.
         #[test]
         fn equation_check_equals_rational_arithmetic(
-            odd in proptest::collection::vec(0usize..5, 3),
+            odd in proptest::collection::vec(0usize..9, 3),
             twos in proptest::collection::vec(0u32..6, 3),
             nums in proptest::collection::vec(0u64..400, 2),
             reduce in proptest::bool::ANY,
             shift in 0u32..3,
         ) {
-            // Odd parts that divide one another, by short and by long quotients.
+            // Odd parts that divide one another, by short and by long quotients; a long
+            // core times short factors, neither dividing the other (5 and 7, their least
+            // common multiple 35); and quotients and divisors both too long to divide.
             let long = BigUint::from(3u8).pow(120);
+            let longer = BigUint::from(3u8).pow(700);
             let odds = [
                 BigUint::from(1u8),
                 BigUint::from(3u8),
                 BigUint::from(15u8),
                 long.clone(),
-                long * 5u8,
+                &long * 5u8,
+                &long * 7u8,
+                long * 35u8,
+                longer.clone(),
+                longer * BigUint::from(7u8).pow(400),
             ];
             let den = |t: usize| &odds[odd[t]] << twos[t];
             let make = |n: BigUint, d: BigUint| {
