@@ -127,7 +127,7 @@ fn equation_holds_with(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
         if rx == rz {
             return difference_equals((xn, i), (zn, k), rx, (yn, j, ry));
         }
-        if let Some(holds) = over_the_longest_odd_part((xn, i, rx), (yn, j, ry), (zn, k, rz)) {
+        if let Some(holds) = over_a_common_odd_multiple((xn, i, rx), (yn, j, ry), (zn, k, rz)) {
             return holds;
         }
         let (xd, yd, zd) = (x.denom(), y.denom(), z.denom());
@@ -147,32 +147,69 @@ fn equation_holds_with(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
     (mul(xn, ry) << (m + 1)) == mul(&s, &x.denom())
 }
 
-/// Whether `2x = y + z` for `x = xn / (rx·2^i)` and the others alike, over the longest of
-/// the three odd parts, `l`, where the other two divide it by quotients that are cheap to
+/// Whether `2x = y + z` for `x = xn / (rx·2^i)` and the others alike, over a common
+/// multiple `l` of the three odd parts that each divides by a quotient that is cheap to
 /// find ([`short_quotient`]: `a = l / rx`, `b = l / ry`, `c = l / rz`): with
 /// `m = max(i, j, k)` the equation times `l·2^m` reads
 /// `xn·a·2^(m−i+1) = yn·b·2^(m−j) + zn·c·2^(m−k)`, products of a long number by a short
-/// one. `None` where a quotient is not found.
+/// one. `l` is the longest of the three where the other two divide it, else the least
+/// common multiple of the targets' ([`short_lcm`]), which x's divides where the equation
+/// holds. `None` where no such `l` is found.
 ///
 /// The odd parts of a component's values are nearly all one long core times a few short
 /// factors, and a mean's is the least common multiple of its targets' where nothing
 /// cancels, so on 7x7 KNvKP an equation between three different odd parts (a fifth of the
-/// equations) cost 95 µs by cross-multiplication, most of the certificate's time.
-fn over_the_longest_odd_part(
+/// equations) cost 95 µs by cross-multiplication, most of the certificate's time; over the
+/// longest part 11 µs. The other 15 % (x's odd part shorter than its targets' least common
+/// multiple, which none of the three is) go over that multiple.
+fn over_a_common_odd_multiple(
     x: (&BigUint, u64, &BigUint),
     y: (&BigUint, u64, &BigUint),
     z: (&BigUint, u64, &BigUint),
 ) -> Option<bool> {
-    let l = [x.2, y.2, z.2].into_iter().max_by_key(|r| r.bits())?;
-    let (a, b, c) = (
-        short_quotient(l, x.2)?,
-        short_quotient(l, y.2)?,
-        short_quotient(l, z.2)?,
-    );
+    let quotients = |l: &BigUint| {
+        Some((
+            short_quotient(l, x.2)?,
+            short_quotient(l, y.2)?,
+            short_quotient(l, z.2)?,
+        ))
+    };
+    let longest = [x.2, y.2, z.2].into_iter().max_by_key(|r| r.bits())?;
+    let (a, b, c) = match quotients(longest) {
+        Some(q) => q,
+        None => quotients(&short_lcm(y.2, z.2)?)?,
+    };
     let m = x.1.max(y.1).max(z.1);
     let scaled = |(n, t, _): (&BigUint, u64, &BigUint), q: &BigUint| mul(n, q) << (m - t);
     Some((scaled(x, &a) << 1u8) == scaled(y, &b) + scaled(z, &c))
 }
+
+/// The least common multiple of `a` and `b` (> 0) where Euclid's algorithm finds their gcd
+/// g within [`EUCLID_STEPS`] divisions, each short by [`short_quotient`]'s rule, and `a / g`
+/// is short too: as for two odd parts that are one long core times short factors (the
+/// remainders then stay multiples of the core, and the steps are those of Euclid on the
+/// short factors). `None` otherwise.
+fn short_lcm(a: &BigUint, b: &BigUint) -> Option<BigUint> {
+    let (mut u, mut v) = (a.clone(), b.clone());
+    if u < v {
+        std::mem::swap(&mut u, &mut v);
+    }
+    for _ in 0..EUCLID_STEPS {
+        if v.is_zero() {
+            return Some(mul(&short_quotient(a, &u)?, b));
+        }
+        let (ub, vb) = (u.bits(), v.bits());
+        if (ub - vb).min(vb) > SHORT_QUOTIENT {
+            return None;
+        }
+        let r = &u % &v;
+        u = std::mem::replace(&mut v, r);
+    }
+    None
+}
+
+/// The most divisions [`short_lcm`] makes (each costs about a pass over the numbers).
+const EUCLID_STEPS: usize = 64;
 
 /// `l / r` where `r` divides `l` and the division is short: `r` is `l`, or the quotient or
 /// `r` has at most [`SHORT_QUOTIENT`] bits (a schoolbook division costs about their
@@ -190,7 +227,7 @@ fn short_quotient(l: &BigUint, r: &BigUint) -> Option<BigUint> {
     rest.is_zero().then_some(q)
 }
 
-/// The longest quotient or divisor of a division [`short_quotient`] makes.
+/// The longest quotient or divisor of a division [`short_quotient`] and [`short_lcm`] make.
 const SHORT_QUOTIENT: u64 = 1_024;
 
 /// Whether `2·x − y = z` for `x = xn / (r·2^i)`, `y = yn / (r·2^j)` (one odd part r) and
@@ -844,6 +881,46 @@ mod tests {
             let g = images_of(vec![x, y, z]);
             proptest::prop_assert_eq!(equation_holds_with(&g, 0, 1, 2), want);
         }
+    }
+
+    /// Odd parts a long core times short factors where x lost a factor of the core: none
+    /// of the three divides by the others, and the equation goes over the targets' least
+    /// common multiple (found by Euclid in short steps), not by cross-multiplication.
+    #[test]
+    fn equations_over_the_targets_least_common_multiple() {
+        let core = BigUint::from(3u8).pow(120);
+        let over = |n: u32, d: BigUint| Value::from(Ratio::new(BigUint::from(n), d));
+        // 1/(5c) + 1/(7c) = 12/(35c) = 2 · 2/(35c/3).
+        let (y, z) = (over(1, &core * 5u8), over(1, &core * 7u8));
+        for (n, holds) in [(2, true), (4, false), (1, false)] {
+            let x = over(n, &core * 35u8 / 3u8);
+            let parts = |v: &Value| (v.numer().into_owned(), (**v.shared_odd()).clone());
+            let ((xn, rx), (yn, ry), (zn, rz)) = (parts(&x), parts(&y), parts(&z));
+            let found = over_a_common_odd_multiple((&xn, 0, &rx), (&yn, 0, &ry), (&zn, 0, &rz));
+            assert_eq!(found, Some(holds), "x = {n}/(35c/3)");
+            let g = images_of(vec![x, y.clone(), z.clone()]);
+            assert_eq!(equation_holds_with(&g, 0, 1, 2), holds);
+        }
+        assert_eq!(
+            short_lcm(&(&core * 5u8), &(&core * 7u8)),
+            Some(&core * 35u8)
+        );
+        assert_eq!(
+            short_lcm(&(&core * 5u8), &BigUint::from(21u8)),
+            Some(&core * 35u8)
+        );
+        // A long cofactor by a short divisor is short enough.
+        let long = BigUint::from(7u8).pow(700);
+        assert_eq!(
+            short_lcm(&(&core * &long), &(&core * 55u8)),
+            Some(&core * &long * 55u8)
+        );
+        // A core of 1,110 bits: cofactors of 1,100 bits need more Euclid steps than
+        // allowed, and a 1,965-bit quotient by it is a long division.
+        let core = BigUint::from(3u8).pow(700);
+        let (a, b) = (BigUint::from(7u8).pow(400), BigUint::from(11u8).pow(330));
+        assert_eq!(short_lcm(&(&core * a), &(&core * b)), None);
+        assert_eq!(short_lcm(&(&core * long), &(&core * 5u8)), None);
     }
 
     #[test]
