@@ -158,9 +158,9 @@ fn equation_holds_with(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
 ///
 /// The odd parts of a component's values are nearly all one long core times a few short
 /// factors, and a mean's is the least common multiple of its targets' where nothing
-/// cancels, so on 7x7 KNvKP an equation between three different odd parts (a fifth of the
-/// equations) cost 95 µs by cross-multiplication, most of the certificate's time; over the
-/// longest part 11 µs. The other 15 % (x's odd part shorter than its targets' least common
+/// cancels. In a 7x7 `--material KNvKP` run a tenth of the equations checked have three
+/// different odd parts, and they cost 95 µs each by cross-multiplication, most of the
+/// certificate's time; over the longest part 11 µs. The other 15 % (x's odd part shorter than its targets' least common
 /// multiple, which none of the three is) go over that multiple.
 fn over_a_common_odd_multiple(
     x: (&BigUint, u64, &BigUint),
@@ -185,8 +185,8 @@ fn over_a_common_odd_multiple(
 }
 
 /// The least common multiple of `a` and `b` (> 0) where Euclid's algorithm finds their gcd
-/// g within [`EUCLID_STEPS`] divisions, each short by [`short_quotient`]'s rule, and `a / g`
-/// is short too: as for two odd parts that are one long core times short factors (the
+/// g within [`EUCLID_STEPS`] divisions, each short by [`short_quotient`]'s rule, as is the
+/// division `a / g`: as for two odd parts that are one long core times short factors (the
 /// remainders then stay multiples of the core, and the steps are those of Euclid on the
 /// short factors). `None` otherwise.
 fn short_lcm(a: &BigUint, b: &BigUint) -> Option<BigUint> {
@@ -828,8 +828,8 @@ mod tests {
 
     proptest::proptest! {
         /// Every path of the exact equation check (one denominator, shared odd parts, a
-        /// cancelled factor with a short or a long quotient, three odd parts over the
-        /// longest, cross-multiplication, values not in lowest terms) agrees with rational
+        /// cancelled factor with a short or a long quotient, three odd parts over a common
+        /// multiple, cross-multiplication, values not in lowest terms) agrees with rational
         /// arithmetic.
         #[test]
         fn equation_check_equals_rational_arithmetic(
