@@ -2,7 +2,8 @@
 //! iteration at the precision of the end of the published run (all positions, and compacted
 //! to the late run's KNvK), one guess computation, and
 //! the solve method's stages (floating-point values, the exact evaluation of the chain
-//! under the final strategies, the whole solve with its certificate).
+//! under the final strategies, the whole solve with its certificate), and a batch of
+//! numerators put in lowest terms over one long odd denominator.
 
 use bidtb::graph::Graph;
 use bidtb::index::Index;
@@ -149,5 +150,51 @@ fn solve_8x8(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, graph_8x8, kernel_8x8, guess_138_digits, solve_8x8);
+/// A number of `limbs` 64-bit limbs from a seed (xorshift), odd.
+fn long_number(limbs: usize, seed: u64) -> BigUint {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let digits: Vec<u64> = (0..limbs)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        })
+        .collect();
+    BigUint::from_slice(
+        &digits
+            .iter()
+            .flat_map(|d| [*d as u32, (*d >> 32) as u32])
+            .collect::<Vec<_>>(),
+    ) | BigUint::from(1u8)
+}
+
+/// The gcds of 64 numerators with a 23,000-bit odd part (the size of 7x7 KNvKN's), as a
+/// level's pending means take them: all coprime to it, and with one multiple of it among
+/// them (a mean whose denominator loses the whole odd part, one batch in nine there).
+fn lowest_terms(c: &mut Criterion) {
+    use bidtb::value::long::{Modulus, gcds_with};
+    let r = long_number(360, 1);
+    let modulus = Modulus::new(&r);
+    let coprime: Vec<BigUint> = (0..64).map(|s| long_number(360, 100 + s)).collect();
+    let mut with_multiple = coprime.clone();
+    with_multiple[17] = &r * 3u8;
+    let mut g = c.benchmark_group("lowest terms");
+    for (name, numbers) in [("coprime", &coprime), ("one multiple", &with_multiple)] {
+        let numbers: Vec<&BigUint> = numbers.iter().collect();
+        g.bench_function(format!("64 gcds with 23,000 bits, {name}"), |b| {
+            b.iter(|| gcds_with(&modulus, &numbers))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    graph_8x8,
+    kernel_8x8,
+    guess_138_digits,
+    solve_8x8,
+    lowest_terms
+);
 criterion_main!(benches);

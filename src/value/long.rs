@@ -8,7 +8,7 @@
 //! *Dependencies*).
 
 use malachite_base::num::arithmetic::traits::Gcd;
-use malachite_base::num::basic::traits::One;
+use malachite_base::num::basic::traits::{One, Zero};
 use malachite_base::num::logic::traits::SignificantBits;
 use malachite_nz::natural::Natural;
 use num_bigint::{BigInt, BigUint};
@@ -112,20 +112,32 @@ impl Modulus {
 /// and each number's gcd with r is its gcd with G, short where, as nearly always, few
 /// factors cancel. A system's values over one long denominator, and the means of a level
 /// over one, are put in lowest terms this way (a gcd each took a tenth of a 7x7 KNvKN run).
+///
+/// A multiple of `r` (whose gcd is `r` itself) is left out of the product: it would make
+/// the product 0 and G all of `r`, and every other number of the batch would pay a long
+/// gcd with it. Such numbers are common (a mean whose denominator loses the whole odd
+/// part): on 7x7 KNvKN one batch in nine held one, and leaving them out cut the time spent
+/// here by a third (`cargo bench -- "lowest terms"`: 64 numbers of 23,000 bits with one
+/// multiple among them took 22 ms, now 7.7 ms as without).
 pub fn gcds_with(r: &Modulus, numbers: &[&BigUint]) -> Vec<BigUint> {
     // Each number reduced first: numbers longer than r and products then stay within
     // Barrett's reach (a division each cost a tenth of a 7x7 KNvKP run).
-    let product = numbers.iter().fold(Natural::ONE % &r.r, |p, n| {
-        r.reduce(p * r.reduce(to_natural(n)))
-    });
-    let common = product.gcd(&r.r);
-    numbers
+    let residues: Vec<Natural> = numbers.iter().map(|n| r.reduce(to_natural(n))).collect();
+    let product = residues
         .iter()
-        .map(|n| {
-            if common == Natural::ONE {
+        .filter(|t| **t != Natural::ZERO)
+        .fold(Natural::ONE % &r.r, |p, t| r.reduce(p * t));
+    let common = product.gcd(&r.r);
+    residues
+        .into_iter()
+        .map(|t| {
+            if t == Natural::ZERO {
+                from_natural(r.r.clone())
+            } else if common == Natural::ONE {
                 BigUint::from(1u8)
             } else {
-                from_natural((to_natural(n) % &common).gcd(&common))
+                // t ≡ the number modulo r, so modulo its divisor G.
+                from_natural((t % &common).gcd(&common))
             }
         })
         .collect()
@@ -318,6 +330,39 @@ mod tests {
             for x in xs {
                 let got = from_natural(m.reduce(to_natural(&x)));
                 assert_eq!(got, &x % &r, "{} bits mod {bits} bits", x.bits());
+            }
+        }
+    }
+
+    /// A batch's gcds with the modulus equal one gcd each, below and above Barrett's size:
+    /// numbers coprime to it, sharing a short factor, a long one, the whole modulus
+    /// (multiples of it, which are left out of the product, and zero), alone and mixed.
+    #[test]
+    fn batch_gcds_equal_one_gcd_each() {
+        use num_integer::Integer;
+        for bits in [9_000, BARRETT_FROM + 100] {
+            let long_factor = number(bits / 3, 21) | BigUint::one();
+            let r = (number(bits, 22) | BigUint::one()) * 3u8 * 1009u32 * &long_factor;
+            let m = Modulus::new(&r);
+            let mut numbers = vec![
+                number(bits, 23),
+                number(bits, 24) * 3u8,
+                number(bits, 25) * 1009u32 * 9u8,
+                number(bits / 2, 26) * &long_factor,
+                &r * 5u8,
+                r.clone(),
+                BigUint::zero(),
+                number(3 * bits, 27),
+            ];
+            numbers.extend((0..8).map(|s| number(bits + 200, 30 + s)));
+            let all: Vec<&BigUint> = numbers.iter().collect();
+            let coprime: Vec<&BigUint> = [0, 7, 8, 9].iter().map(|&i| &numbers[i]).collect();
+            let multiples: Vec<&BigUint> = [4, 5, 6, 4].iter().map(|&i| &numbers[i]).collect();
+            let some: Vec<&BigUint> = [8, 4, 1, 9].iter().map(|&i| &numbers[i]).collect();
+            for batch in [all, coprime, multiples, some] {
+                for (n, g) in batch.iter().zip(gcds_with(&m, &batch)) {
+                    assert_eq!(g, n.gcd(&r), "{} bits against {bits}", n.bits());
+                }
             }
         }
     }
