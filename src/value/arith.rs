@@ -42,6 +42,22 @@ pub fn gcd(a: &BigUint, b: &BigUint) -> BigUint {
     from_dashu(&to_dashu(big).gcd(&to_dashu(small)))
 }
 
+/// The least common multiple of `a` and `b` (both > 0): no gcd where one is 1 or the two
+/// share their odd part (as the denominators of a system's right-hand sides nearly always
+/// do: then it is the larger), else one [`gcd`].
+pub fn lcm(a: &BigUint, b: &BigUint) -> BigUint {
+    if a.is_one() {
+        return b.clone();
+    }
+    if b.is_one() {
+        return a.clone();
+    }
+    match shared_odd_part(a, b) {
+        Some(_) => a.max(b).clone(),
+        None => (a / gcd(a, b)) * b,
+    }
+}
+
 /// A number of at most 128 bits as a machine word.
 fn to_u128(x: &BigUint) -> u128 {
     x.iter_u64_digits()
@@ -588,6 +604,30 @@ mod tests {
             assert!(same(&got, &again), "{a} {b}");
         }
         assert!(same(&half_difference(&v(1, 3), &v(1, 3)).1, &Value::zero()));
+    }
+
+    /// Least common multiples equal num-integer's: with 1, over one odd part (either
+    /// larger), a multiple of an odd part, and unrelated odd parts, long and short.
+    #[test]
+    fn least_common_multiples_equal_num_integers() {
+        use num_integer::Integer;
+        let odd = long::test_number(9_000, 7) | BigUint::one();
+        let other = long::test_number(3_000, 8) | BigUint::one();
+        let numbers = [
+            BigUint::one(),
+            BigUint::from(6u8),
+            &odd << 3u8,
+            odd.clone(),
+            &odd << 9u8,
+            &odd * 5u8,
+            &other << 1u8,
+            &odd * &other,
+        ];
+        for a in &numbers {
+            for b in &numbers {
+                assert_eq!(lcm(a, b), a.lcm(b), "{} and {} bits", a.bits(), b.bits());
+            }
+        }
     }
 
     /// Modular inverses by dashu-int's extended gcd: p·b ≡ 1 (mod q) with 0 < b ≤ q, for

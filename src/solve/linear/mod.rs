@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::value::arith::{reduced, reduced_over};
+use crate::value::arith::{lcm, reduced, reduced_over};
 use crate::value::long::{Modulus, mul_signed};
 use crate::value::{Value, simplest_between, split};
 
@@ -168,7 +168,7 @@ pub fn solve(
     watch: &dyn Watch,
 ) -> Result<(Vec<Value>, LinearStats), LinearError> {
     let m = rows.len();
-    let lcm = rhs.iter().fold(BigUint::one(), |l, v| l.lcm(v.denom()));
+    let lcm = rhs.iter().fold(BigUint::one(), |l, v| lcm(&l, v.denom()));
     let c: Vec<BigInt> = rhs
         .iter()
         .map(|v| BigInt::from(v.numer() * (&lcm / v.denom())))
