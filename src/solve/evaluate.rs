@@ -600,8 +600,6 @@ fn solve_singleton(p: u32, strategies: &Strategies, x: &[Value]) -> Step {
     }
 }
 
-/// The exact values of one component's positions (more than one), given the values of
-/// everything it leads to outside itself.
 /// The sum of a row's values outside its component (at most two), in lowest terms: twice
 /// their mean ([`crate::value::arith::mean`], Knuth's addition with the fast gcds), where
 /// `Ratio`'s own addition took a gcd in num-bigint (6 % of a 7x7 KNvKN run's CPU).
@@ -627,6 +625,8 @@ fn sum(values: &[&Value]) -> Rational {
     }
 }
 
+/// The exact values of one component's positions (more than one), given the values of
+/// everything it leads to outside itself.
 fn solve_component(
     part: &[u32],
     strategies: &Strategies,
