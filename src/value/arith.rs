@@ -52,9 +52,10 @@ pub fn lcm(a: &BigUint, b: &BigUint) -> BigUint {
     if b.is_one() {
         return a.clone();
     }
-    match shared_odd_part(a, b) {
-        Some(_) => a.max(b).clone(),
-        None => (a / gcd(a, b)) * b,
+    if same_odd_part(a, b) {
+        a.max(b).clone()
+    } else {
+        (a / gcd(a, b)) * b
     }
 }
 
@@ -201,9 +202,16 @@ pub fn reduced_over(
 /// gcd(a, b) without a gcd when the two share their odd part (a = r·2^i, b = r·2^j: then
 /// it is r·2^min(i, j)), as the denominators of neighbouring values nearly always do.
 fn shared_odd_part(a: &BigUint, b: &BigUint) -> Option<BigUint> {
-    let (i, j) = (a.trailing_zeros()?, b.trailing_zeros()?);
-    (a.bits() - i == b.bits() - j && (a >> i) == (b >> j))
-        .then(|| if i <= j { a.clone() } else { b.clone() })
+    same_odd_part(a, b).then(|| a.min(b).clone())
+}
+
+/// Whether `a` and `b` (both > 0) are one odd number times powers of two (then the
+/// smaller divides the larger).
+fn same_odd_part(a: &BigUint, b: &BigUint) -> bool {
+    match (a.trailing_zeros(), b.trailing_zeros()) {
+        (Some(i), Some(j)) => a.bits() - i == b.bits() - j && (a >> i) == (b >> j),
+        _ => false,
+    }
 }
 
 /// `(a + b) / 2` in lowest terms (Knuth's addition: one gcd of the denominators, one of
