@@ -166,7 +166,7 @@ pub fn reduced(num: BigUint, den: BigUint) -> Value {
     if g.is_one() {
         Value::new_raw(num, den)
     } else {
-        Value::new_raw(num / &g, den / &g)
+        Value::new_raw(exact_quotient(&num, &g), exact_quotient(&den, &g))
     }
 }
 
@@ -193,7 +193,11 @@ pub fn reduced_over(
             if g.is_one() {
                 Value::from_parts(t, odd.clone(), twos - shift)
             } else {
-                Value::from_parts(t / &g, Arc::new(&**odd / &g), twos - shift)
+                Value::from_parts(
+                    exact_quotient(&t, &g),
+                    Arc::new(exact_quotient(odd, &g)),
+                    twos - shift,
+                )
             }
         })
         .collect()
@@ -269,12 +273,15 @@ pub fn mean_or_pending(a: &Value, b: &Value) -> Mean {
     if g.is_one() {
         return Mean::Done(halved(mul(na, db) + mul(nb, da), mul(da, db)));
     }
-    let da_g = da / &g;
-    let t = mul(na, &(db / &g)) + mul(nb, &da_g);
+    let (da_g, db_g) = (exact_quotient(da, &g), exact_quotient(db, &g));
+    let t = mul(na, &db_g) + mul(nb, &da_g);
     let g_twos = g.trailing_zeros().unwrap_or(0);
     if g.bits() - g_twos < long::LONG_GCD {
         let g2 = gcd(&t, &g);
-        return Mean::Done(halved(&t / &g2, mul(&da_g, &(db / &g2))));
+        return Mean::Done(halved(
+            exact_quotient(&t, &g2),
+            mul(&da_g, &exact_quotient(db, &g2)),
+        ));
     }
     let g_odd = &g >> g_twos;
     // The key of the batch: one of the operands' shared odd parts where it is g's.
@@ -284,6 +291,16 @@ pub fn mean_or_pending(a: &Value, b: &Value) -> Mean {
         .cloned()
         .unwrap_or_else(|| Arc::new(g_odd));
     pending(t, mul(&da_g, db), g_odd, g_twos)
+}
+
+/// `a / b` for `b` dividing `a`: num-bigint's division where `b` is a word, else the
+/// exact division ([`long::div_exact`]).
+fn exact_quotient(a: &BigUint, b: &BigUint) -> BigUint {
+    if b.bits() <= 64 {
+        a / b
+    } else {
+        long::div_exact(a, b)
+    }
 }
 
 /// The pending means in lowest terms, in their order. The gcd of each numerator with its
@@ -400,7 +417,10 @@ fn finish_mean(p: &PendingMean, h: &BigUint) -> Value {
     let (t, den) = if h.is_one() {
         (&p.t >> shift, &p.den >> shift)
     } else {
-        ((&p.t / h) >> shift, (&p.den / h) >> shift)
+        (
+            exact_quotient(&p.t, h) >> shift,
+            exact_quotient(&p.den, h) >> shift,
+        )
     };
     halved(t, den)
 }
@@ -446,6 +466,31 @@ mod tests {
 
     fn same(a: &Value, b: &Value) -> bool {
         a.numer() == b.numer() && a.denom() == b.denom()
+    }
+
+    /// Exact quotients equal num-bigint's division: by 1, by a word, by long divisors
+    /// (odd and even, shorter and as long as the quotient), of multiples from a word's to
+    /// 60,000 bits long.
+    #[test]
+    fn exact_quotients_equal_division() {
+        use crate::value::long::test_number;
+        let divisors = [
+            BigUint::one(),
+            BigUint::from(3u8),
+            BigUint::from(u64::MAX),
+            test_number(65, 1),
+            test_number(2_000, 2) | BigUint::one(),
+            test_number(20_000, 3) << 7u8,
+        ];
+        for b in &divisors {
+            for (bits, seed) in [(1, 4), (64, 5), (2_000, 6), (20_000, 7), (40_000, 8)] {
+                let q = test_number(bits, seed);
+                let a = &q * b;
+                assert_eq!(exact_quotient(&a, b), q, "{} / {} bits", a.bits(), b.bits());
+                assert_eq!(long::div_exact(&a, b), q);
+            }
+        }
+        assert!(exact_quotient(&BigUint::zero(), &divisors[4]).is_zero());
     }
 
     /// A system's numerators over one long denominator (odd part times a power of two)

@@ -7,7 +7,7 @@
 //! hundreds of microseconds the operation takes (measured side by side: README,
 //! *Dependencies*).
 
-use malachite_base::num::arithmetic::traits::Gcd;
+use malachite_base::num::arithmetic::traits::{DivExact, Gcd};
 use malachite_base::num::basic::traits::{One, Zero};
 use malachite_base::num::logic::traits::SignificantBits;
 use malachite_nz::natural::Natural;
@@ -41,6 +41,15 @@ pub fn mul_signed(a: &BigInt, b: &BigInt) -> BigInt {
 /// cases: see [`super::arith::gcd`]).
 pub fn gcd(a: &BigUint, b: &BigUint) -> BigUint {
     from_natural(to_natural(a).gcd(to_natural(b)))
+}
+
+/// `a / b` where `b` (> 0) divides `a`: malachite's exact division, which needs no
+/// remainder. Measured against num-bigint's division with the conversions counted: 37 ->
+/// 3 µs for a 2,000-bit quotient by 20,000 bits, 180 -> 83 µs for 20,000 by 20,000, 427 ->
+/// 219 µs for 50,000 by 20,000 (a mean's denominators divided by their gcd were 6 % of
+/// a `perf` sample taken during 8x8 KNvKP's exact evaluation).
+pub fn div_exact(a: &BigUint, b: &BigUint) -> BigUint {
+    from_natural(to_natural(a).div_exact(to_natural(b)))
 }
 
 /// Whether every one of `numerators` is coprime to `d`: one gcd of `d` with their product
