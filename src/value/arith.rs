@@ -55,7 +55,7 @@ pub fn lcm(a: &BigUint, b: &BigUint) -> BigUint {
     if same_odd_part(a, b) {
         a.max(b).clone()
     } else {
-        (a / gcd(a, b)) * b
+        exact_quotient(a, &gcd(a, b)) * b
     }
 }
 
