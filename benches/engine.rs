@@ -186,6 +186,23 @@ fn lowest_terms(c: &mut Criterion) {
             b.iter(|| gcds_with(&modulus, &numbers))
         });
     }
+    // 8x8's size: a 70,000-bit rough part, the numerators a little longer (its smooth
+    // part and the twos), all coprime to it or one sharing a 10,000-bit factor with it.
+    let factor = long_number(160, 2);
+    let r = long_number(940, 3) * &factor;
+    let coprime: Vec<BigUint> = (0..64).map(|s| long_number(1_105, 200 + s)).collect();
+    let mut sharing = coprime.clone();
+    sharing[40] = long_number(940, 4) * &factor;
+    let modulus = Modulus::new(&r);
+    for (name, numbers) in [
+        ("coprime", &coprime),
+        ("one sharing a long factor", &sharing),
+    ] {
+        let numbers: Vec<&BigUint> = numbers.iter().collect();
+        g.bench_function(format!("64 gcds with 70,000 bits, {name}"), |b| {
+            b.iter(|| gcds_with(&modulus, &numbers))
+        });
+    }
     g.finish();
 }
 

@@ -87,7 +87,10 @@ const BARRETT_FROM: u64 = 16_384;
 impl Modulus {
     /// `r` (> 0) made ready.
     pub fn new(r: &BigUint) -> Modulus {
-        let r = to_natural(r);
+        Modulus::of(to_natural(r))
+    }
+
+    fn of(r: Natural) -> Modulus {
         let n = r.significant_bits();
         let mu = (n >= BARRETT_FROM).then(|| (Natural::ONE << (2 * n + BARRETT_SLACK)) / &r);
         Modulus { r, n, mu }
@@ -118,37 +121,63 @@ impl Modulus {
 /// `gcd(t, r)` for every `t` of `numbers`, `r` the modulus, the way [`all_coprime`]
 /// checks coprimality: the product of the numbers modulo `r` shares with `r` every factor
 /// that any one of them does, so one gcd of that product with `r` (G) serves them all,
-/// and each number's gcd with r is its gcd with G, short where, as nearly always, few
-/// factors cancel. A system's values over one long denominator, and the means of a level
-/// over one, are put in lowest terms this way (a gcd each took a tenth of a 7x7 KNvKN run).
-///
-/// A multiple of `r` (whose gcd is `r` itself) is left out of the product: it would make
-/// the product 0 and G all of `r`, and every other number of the batch would pay a long
-/// gcd with it. Such numbers are common (a mean whose denominator loses the whole odd
-/// part): on 7x7 KNvKN one batch in nine held one, and leaving them out cut the time spent
-/// here by a third (`cargo bench -- "lowest terms"`: 64 numbers of 23,000 bits with one
-/// multiple among them took 22 ms, now 7.7 ms as without).
+/// and each number's gcd with r is its gcd with G. A system's values over one long
+/// denominator, and the means of a level over one, are put in lowest terms this way (a
+/// gcd each took a tenth of a 7x7 KNvKN run). See [`gcds_of`].
 pub fn gcds_with(r: &Modulus, numbers: &[&BigUint]) -> Vec<BigUint> {
-    // Each number reduced first: numbers longer than r and products then stay within
-    // Barrett's reach (a division each cost a tenth of a 7x7 KNvKP run).
-    let residues: Vec<Natural> = numbers.iter().map(|n| r.reduce(to_natural(n))).collect();
-    let product = residues
-        .iter()
-        .filter(|t| **t != Natural::ZERO)
-        .fold(Natural::ONE % &r.r, |p, t| r.reduce(p * t));
-    let common = product.gcd(&r.r);
-    residues
+    gcds_of(r, numbers.iter().map(|n| to_natural(n)).collect())
         .into_iter()
-        .map(|t| {
-            if t == Natural::ZERO {
-                from_natural(r.r.clone())
-            } else if common == Natural::ONE {
-                BigUint::from(1u8)
-            } else {
-                // t ≡ the number modulo r, so modulo its divisor G.
-                from_natural((t % &common).gcd(&common))
-            }
-        })
+        .map(from_natural)
+        .collect()
+}
+
+/// [`gcds_with`] on malachite's numbers, reduced first (a number a little longer than r
+/// costs little more than a subtraction: Barrett's quotient is short).
+///
+/// - A number that would make the product 0 (a multiple of r, common where a mean's
+///   denominator loses its whole odd part: one batch in nine on 7x7 KNvKN; or one that
+///   holds every factor of r the product lacks) is left out of it and takes a gcd of its
+///   own: in the product it would make G all of r, and every other number of the batch
+///   would pay a long gcd with it.
+/// - Where G is long (a number shares a long factor with r: 254 of 762,476 pending means
+///   on 8x8 KNvKN, sharing 990 bits on average), the numbers' gcds with G are taken the
+///   same way, G being the modulus, instead of a long gcd each. G is below r, as the
+///   product is, so this ends.
+fn gcds_of(r: &Modulus, numbers: Vec<Natural>) -> Vec<Natural> {
+    let mut residues: Vec<Natural> = numbers.into_iter().map(|t| r.reduce(t)).collect();
+    let mut gcds: Vec<Option<Natural>> = vec![None; residues.len()];
+    let mut product = Natural::ONE % &r.r;
+    let mut included = Vec::with_capacity(residues.len());
+    for (i, t) in residues.iter().enumerate() {
+        let next = r.reduce(&product * t);
+        if next == Natural::ZERO {
+            gcds[i] = Some(t.gcd(&r.r));
+        } else {
+            product = next;
+            included.push(i);
+        }
+    }
+    let common = product.gcd(&r.r);
+    if common == Natural::ONE {
+        for &i in &included {
+            gcds[i] = Some(Natural::ONE);
+        }
+    } else if common.significant_bits() < LONG_GCD {
+        for &i in &included {
+            gcds[i] = Some((&residues[i] % &common).gcd(&common));
+        }
+    } else {
+        let members = included
+            .iter()
+            .map(|&i| std::mem::take(&mut residues[i]))
+            .collect();
+        let within = gcds_of(&Modulus::of(common), members);
+        for (&i, g) in included.iter().zip(within) {
+            gcds[i] = Some(g);
+        }
+    }
+    gcds.into_iter()
+        .map(|g| g.expect("every number has its gcd"))
         .collect()
 }
 
@@ -343,16 +372,18 @@ mod tests {
         }
     }
 
-    /// A batch's gcds with the modulus equal one gcd each, below and above Barrett's size:
+    /// A batch's gcds with the modulus equal one gcd each, below and above Barrett's size
+    /// and with a long common factor (whose gcds are then taken as a batch of their own):
     /// numbers coprime to it, sharing a short factor, a long one, the whole modulus
-    /// (multiples of it, which are left out of the product, and zero), alone and mixed.
+    /// (multiples of it, which are left out of the product, and zero), two that hold its
+    /// factors between them, numbers longer than it, alone and mixed.
     #[test]
     fn batch_gcds_equal_one_gcd_each() {
         use num_integer::Integer;
-        for bits in [9_000, BARRETT_FROM + 100] {
+        for bits in [9_000, BARRETT_FROM + 100, 3 * LONG_GCD] {
             let long_factor = number(bits / 3, 21) | BigUint::one();
-            let r = (number(bits, 22) | BigUint::one()) * 3u8 * 1009u32 * &long_factor;
-            let m = Modulus::new(&r);
+            let rest = (number(bits, 22) | BigUint::one()) * 3u8 * 1009u32;
+            let r = &rest * &long_factor;
             let mut numbers = vec![
                 number(bits, 23),
                 number(bits, 24) * 3u8,
@@ -362,18 +393,34 @@ mod tests {
                 r.clone(),
                 BigUint::zero(),
                 number(3 * bits, 27),
+                number(bits, 28) * &long_factor * 1009u32,
+                number(bits / 4, 29) * &rest,
             ];
-            numbers.extend((0..8).map(|s| number(bits + 200, 30 + s)));
+            numbers.extend((0..8).map(|s| number(r.bits() + 200, 30 + s)));
             let all: Vec<&BigUint> = numbers.iter().collect();
-            let coprime: Vec<&BigUint> = [0, 7, 8, 9].iter().map(|&i| &numbers[i]).collect();
-            let multiples: Vec<&BigUint> = [4, 5, 6, 4].iter().map(|&i| &numbers[i]).collect();
-            let some: Vec<&BigUint> = [8, 4, 1, 9].iter().map(|&i| &numbers[i]).collect();
-            for batch in [all, coprime, multiples, some] {
-                for (n, g) in batch.iter().zip(gcds_with(&m, &batch)) {
+            let pick = |is: &[usize]| is.iter().map(|&i| &numbers[i]).collect::<Vec<_>>();
+            let batches = [
+                all.clone(),
+                pick(&[0, 7, 10, 11]),
+                pick(&[4, 5, 6, 4]),
+                pick(&[10, 4, 1, 11]),
+                pick(&[10, 3, 11, 8, 12]),
+                pick(&[3, 9, 10, 8]),
+                pick(&[9, 3]),
+                pick(&[3]),
+                pick(&[]),
+            ];
+            let m = Modulus::new(&r);
+            for batch in &batches {
+                let got = gcds_with(&m, batch);
+                assert_eq!(got.len(), batch.len());
+                for (n, g) in batch.iter().zip(got) {
                     assert_eq!(g, n.gcd(&r), "{} bits against {bits}", n.bits());
                 }
             }
         }
+        let one = Modulus::new(&BigUint::one());
+        assert_eq!(gcds_with(&one, &[&BigUint::zero()]), [BigUint::one()]);
     }
 
     /// Long gcds with a long common factor, with none, and with a power of two, equal
