@@ -383,7 +383,7 @@ fn encode_version<W: Write + Seek>(
             for batch in dictionary.denominators.chunks(ENCODE_BATCH) {
                 let encoded: Vec<u8> = batch
                     .par_iter()
-                    .map(|&(odd, twos)| (odd << twos).to_bytes_le())
+                    .map(|&(odd, twos)| crate::value::bytes::le_bytes(&(odd << twos)))
                     .collect::<Vec<_>>()
                     .concat();
                 crc.update(&encoded);
@@ -804,7 +804,9 @@ impl Table {
         let (offsets, area) = self.denominators()?;
         let o = offsets.get(n..n + 2)?;
         let bytes = area.get(o[0].get() as usize..o[1].get() as usize)?;
-        Some(crate::value::split(BigUint::from_bytes_le(bytes)))
+        Some(crate::value::split(crate::value::bytes::from_le_bytes(
+            bytes,
+        )))
     }
 
     /// Version 4: dictionary entry `k` as stored, its numerator read onto the denominator

@@ -22,6 +22,7 @@ use crate::container::{Fields, HeaderWriter, open_regular, read_body, read_heade
 use crate::error::Error;
 use crate::geometry::Board;
 use crate::value::Value;
+use crate::value::bytes::{from_le_bytes, le_bytes};
 
 /// The first eight bytes of every checkpoint.
 pub const MAGIC: [u8; 8] = *b"BIDTBCKP";
@@ -105,8 +106,8 @@ pub fn encode(s: &State) -> Vec<u8> {
         }
     }
     for v in &s.values {
-        put_bytes(&mut body, &v.numer().to_bytes_le());
-        put_bytes(&mut body, &v.denom().to_bytes_le());
+        put_bytes(&mut body, &le_bytes(&v.numer()));
+        put_bytes(&mut body, &le_bytes(&v.denom()));
     }
     let mut h = HeaderWriter::new(MAGIC, VERSION, HEADER_LEN);
     h.u8(s.board.files())
@@ -165,7 +166,7 @@ impl<'a> Reader<'a> {
     }
     fn big(&mut self) -> Result<BigUint, String> {
         let n = self.u32()? as usize;
-        Ok(BigUint::from_bytes_le(self.take(n)?))
+        Ok(from_le_bytes(self.take(n)?))
     }
 }
 

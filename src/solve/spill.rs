@@ -185,7 +185,7 @@ impl Spilled {
         let written = (|| {
             for v in values.iter().filter(|v| !v.is_paged()) {
                 for part in [v.numer(), v.denom()] {
-                    let bytes = part.to_bytes_le();
+                    let bytes = crate::value::bytes::le_bytes(&part);
                     let n = u32::try_from(bytes.len())
                         .map_err(|_| io::Error::other("a value too large to spill"))?;
                     w.write_all(&n.to_le_bytes())?;
@@ -216,7 +216,7 @@ impl Spilled {
             r.read_exact(&mut n)?;
             let mut bytes = vec![0u8; u32::from_le_bytes(n) as usize];
             r.read_exact(&mut bytes)?;
-            Ok(BigUint::from_bytes_le(&bytes))
+            Ok(crate::value::bytes::from_le_bytes(&bytes))
         };
         let mut values = Vec::with_capacity(self.stayed.len());
         let denominators = Denominators::new();

@@ -17,7 +17,7 @@ use num_traits::Zero;
 use rayon::prelude::*;
 
 use crate::value::arith::{cmp_shadowed, shadow};
-use crate::value::{Key, Value};
+use crate::value::{Key, Value, bytes};
 
 /// How a file's dictionary entries are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,16 +106,16 @@ impl<'a> Dictionary<'a> {
 
     /// Append entry `v`'s encoding to `out`.
     pub fn encode_entry(&self, v: &Value, out: &mut Vec<u8>) {
-        let numer = v.numer().to_bytes_le();
+        let numer = v.numer();
         match self.form {
             Form::Whole => {
-                out.extend_from_slice(&(numer.len() as u32).to_le_bytes());
-                out.extend_from_slice(&numer);
-                out.extend_from_slice(&v.denom().to_bytes_le());
+                out.extend_from_slice(&(bytes::byte_len(&numer) as u32).to_le_bytes());
+                bytes::append_le_bytes(&numer, out);
+                bytes::append_le_bytes(&v.denom(), out);
             }
             Form::SharedDenominators => {
                 out.extend_from_slice(&self.numbers[&denominator(v)].to_le_bytes());
-                out.extend_from_slice(&numer);
+                bytes::append_le_bytes(&numer, out);
             }
         }
     }
@@ -130,9 +130,9 @@ fn denominator(v: &Value) -> (&BigUint, u32) {
     (v.shared_odd(), v.twos())
 }
 
-/// The bytes `to_bytes_le` writes for `n` (one for zero).
+/// The bytes [`bytes::le_bytes`] writes for `n` (one for zero).
 pub(super) fn byte_len(n: &BigUint) -> u64 {
-    n.bits().div_ceil(8).max(1)
+    bytes::byte_len(n) as u64
 }
 
 /// A version 1 to 3 entry: numerator length (u32), numerator bytes, denominator bytes, all
@@ -164,7 +164,7 @@ pub(super) fn decode_shared(entry: &[u8], denominator: &[u8]) -> Option<Value> {
 /// shared with the other entries naming it, and its power of two): only its numerator is
 /// read. None as [`decode_shared`].
 pub(super) fn decode_with(entry: &[u8], denominator: &(Arc<BigUint>, u32)) -> Option<Value> {
-    let numer = BigUint::from_bytes_le(entry.get(4..).filter(|n| !n.is_empty())?);
+    let numer = bytes::from_le_bytes(entry.get(4..).filter(|n| !n.is_empty())?);
     let (odd, twos) = denominator;
     if odd.is_zero() {
         return None;
@@ -177,8 +177,8 @@ pub(super) fn decode_with(entry: &[u8], denominator: &(Arc<BigUint>, u32)) -> Op
 }
 
 fn fraction(numer: &[u8], denom: &[u8]) -> Option<Value> {
-    let numer = BigUint::from_bytes_le(numer);
-    let denom = BigUint::from_bytes_le(denom);
+    let numer = bytes::from_le_bytes(numer);
+    let denom = bytes::from_le_bytes(denom);
     if denom.is_zero() || numer > denom {
         return None;
     }
@@ -221,7 +221,7 @@ mod tests {
                         let whole = odd << twos;
                         let shared = crate::value::split(whole.clone());
                         assert_eq!(decode_with(&e, &shared).as_ref(), Some(v));
-                        decode_shared(&e, &whole.to_bytes_le())
+                        decode_shared(&e, &bytes::le_bytes(&whole))
                     }
                 };
                 assert_eq!(back.as_ref(), Some(v), "{form:?}");

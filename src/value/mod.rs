@@ -10,6 +10,7 @@
 //!   hashed in place, copied out where a number is needed;
 //! - [`arith`]: fast exact arithmetic on values of thousands of digits (gcd through
 //!   dashu-int, means, comparisons with floating-point shadows);
+//! - [`bytes`]: numbers as little-endian bytes, as the files hold them;
 //! - [`simplest`]: the simplest rational in an interval (the study's guesses) and the
 //!   Stern–Brocot parents of a value;
 //! - [`images`]: fixed-point images of values (`floor(v · 2^F)` in 64-bit limbs), which
@@ -17,6 +18,7 @@
 //!   certificate reads.
 
 pub mod arith;
+pub mod bytes;
 pub mod images;
 pub mod long;
 pub mod shared;
