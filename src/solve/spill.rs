@@ -183,9 +183,11 @@ impl Spilled {
         let values = images.take_values();
         let mut w = BufWriter::with_capacity(1 << 20, file);
         let written = (|| {
+            let mut bytes = Vec::new();
             for v in values.iter().filter(|v| !v.is_paged()) {
                 for part in [v.numer(), v.denom()] {
-                    let bytes = crate::value::bytes::le_bytes(&part);
+                    bytes.clear();
+                    crate::value::bytes::append_le_bytes(&part, &mut bytes);
                     let n = u32::try_from(bytes.len())
                         .map_err(|_| io::Error::other("a value too large to spill"))?;
                     w.write_all(&n.to_le_bytes())?;

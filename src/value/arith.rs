@@ -442,7 +442,8 @@ pub fn half_difference(a: &Value, b: &Value) -> (bool, Value) {
     let (na, da, nb, db) = (a.numer(), a.denom(), b.numer(), b.denom());
     let (na, da, nb, db) = (&*na, &*da, &*nb, &*db);
     let g = shared_odd_part(da, db).unwrap_or_else(|| gcd(da, db));
-    let (left, right) = (mul(na, &(db / &g)), mul(nb, &(da / &g)));
+    let (da_g, db_g) = (exact_quotient(da, &g), exact_quotient(db, &g));
+    let (left, right) = (mul(na, &db_g), mul(nb, &da_g));
     let (negative, t) = if left >= right {
         (false, left - right)
     } else {
@@ -453,7 +454,13 @@ pub fn half_difference(a: &Value, b: &Value) -> (bool, Value) {
     }
     // t / (da·db/g) is in lowest terms once the common factors of t and g are out.
     let g2 = gcd(&t, &g);
-    (negative, halved(&t / &g2, mul(&(da / &g), &(db / &g2))))
+    (
+        negative,
+        halved(
+            exact_quotient(&t, &g2),
+            mul(&da_g, &exact_quotient(db, &g2)),
+        ),
+    )
 }
 
 #[cfg(test)]
