@@ -203,6 +203,32 @@ fn lowest_terms(c: &mut Criterion) {
             b.iter(|| gcds_with(&modulus, &numbers))
         });
     }
+    // 8x8 KNvKN's size: rough parts up to 63,500 bits, below the 1,000 limbs from which
+    // malachite multiplies numbers of equal length by its FFT.
+    let r = long_number(940, 5);
+    let modulus = Modulus::new(&r);
+    let coprime: Vec<BigUint> = (0..64).map(|s| long_number(940, 300 + s)).collect();
+    let numbers: Vec<&BigUint> = coprime.iter().collect();
+    g.bench_function("64 gcds with 60,000 bits, coprime", |b| {
+        b.iter(|| gcds_with(&modulus, &numbers))
+    });
+    g.finish();
+}
+
+/// Products of two numbers of one length (in 64-bit limbs), as the certificate's
+/// cross-multiplications and the lowest terms' running products take them: on both sides
+/// of the lengths (389 to 999 limbs) where malachite multiplies equal lengths by
+/// Toom–Cook and unequal ones by its FFT.
+fn long_products(c: &mut Criterion) {
+    use bidtb::value::long::mul;
+    let mut g = c.benchmark_group("long product");
+    for limbs in [300, 500, 800, 940, 1_100] {
+        let (a, b) = (long_number(limbs, 7), long_number(limbs, 8));
+        g.bench_function(
+            format!("{} bits by {} bits", limbs * 64, limbs * 64),
+            |bench| bench.iter(|| mul(&a, &b)),
+        );
+    }
     g.finish();
 }
 
@@ -212,6 +238,7 @@ criterion_group!(
     kernel_8x8,
     guess_138_digits,
     solve_8x8,
-    lowest_terms
+    lowest_terms,
+    long_products
 );
 criterion_main!(benches);
