@@ -229,6 +229,14 @@ fn long_products(c: &mut Criterion) {
             |bench| bench.iter(|| mul(&a, &b)),
         );
     }
+    // The certificate's fixed-point images: floor(v · 2^511) of a 60,000-bit value, a
+    // division with a 512-bit quotient.
+    let d = long_number(940, 9);
+    let v = bidtb::value::Value::new(long_number(939, 10), d);
+    g.bench_function(
+        "fixed-point image (8 limbs) of a 60,000-bit value",
+        |bench| bench.iter(|| bidtb::value::images::fixed_point(&v, 8)),
+    );
     g.finish();
 }
 

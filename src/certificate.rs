@@ -18,12 +18,11 @@
 use std::cmp::Ordering;
 
 use num_bigint::BigUint;
-use num_integer::Integer;
 use num_traits::{One, Zero};
 use rayon::prelude::*;
 
 use crate::graph::{Adjacency, Graph};
-use crate::value::long::mul;
+use crate::value::long::{div_rem, mul};
 use crate::value::{Imaged, Value};
 
 /// Compare the guesses of nodes `i` and `j` exactly: by fixed-point image first, then as
@@ -202,7 +201,7 @@ fn short_lcm(a: &BigUint, b: &BigUint) -> Option<BigUint> {
         if (ub - vb).min(vb) > SHORT_QUOTIENT {
             return None;
         }
-        let r = &u % &v;
+        let (_, r) = div_rem(&u, &v);
         u = std::mem::replace(&mut v, r);
     }
     None
@@ -223,7 +222,7 @@ fn short_quotient(l: &BigUint, r: &BigUint) -> Option<BigUint> {
     if rb > lb || (lb - rb).min(rb) > SHORT_QUOTIENT {
         return None;
     }
-    let (q, rest) = l.div_rem(r);
+    let (q, rest) = div_rem(l, r);
     rest.is_zero().then_some(q)
 }
 

@@ -7,7 +7,6 @@
 use std::borrow::Cow;
 
 use num_bigint::BigUint;
-use num_integer::Integer;
 use num_traits::Zero;
 use rayon::prelude::*;
 
@@ -20,7 +19,7 @@ pub fn fixed_point(g: &Value, width: usize) -> (Vec<u64>, bool) {
     if let (Some(p), Some(q)) = (to_u64(&numer), to_u64(&denom)) {
         return fixed_point_small(p, q, width);
     }
-    let (q, r) = (&*numer << f).div_rem(&denom);
+    let (q, r) = super::long::shifted_div_rem(&numer, f as u64, &denom);
     let mut limbs = q.to_u64_digits();
     limbs.resize(width, 0);
     (limbs, r.is_zero())
