@@ -22,7 +22,7 @@ use num_traits::{One, Zero};
 use rayon::prelude::*;
 
 use crate::graph::{Adjacency, Graph};
-use crate::value::long::{div_rem, mul};
+use crate::value::long::{div_rem, mul, rem};
 use crate::value::{Imaged, Value};
 
 /// Compare the guesses of nodes `i` and `j` exactly: by fixed-point image first, then as
@@ -201,7 +201,7 @@ fn short_lcm(a: &BigUint, b: &BigUint) -> Option<BigUint> {
         if (ub - vb).min(vb) > SHORT_QUOTIENT {
             return None;
         }
-        let (_, r) = div_rem(&u, &v);
+        let r = rem(&u, &v);
         u = std::mem::replace(&mut v, r);
     }
     None

@@ -28,15 +28,7 @@ pub fn mul(a: &BigUint, b: &BigUint) -> BigUint {
     if a.bits().min(b.bits()) < LONG_PRODUCT {
         return a * b;
     }
-    let (a, b) = (a.to_u64_digits(), b.to_u64_digits());
-    if uneven_is_faster(a.len(), b.len()) {
-        // a shifted a limb: its limbs after a zero one, and the product's first limb (0)
-        // dropped on the way back.
-        let shifted = Natural::from_owned_limbs_asc([0].into_iter().chain(a).collect());
-        let p = (shifted * Natural::from_owned_limbs_asc(b)).into_limbs_asc();
-        return from_limbs(&p[1..]);
-    }
-    from_natural(Natural::from_owned_limbs_asc(a) * Natural::from_owned_limbs_asc(b))
+    from_natural(product(&to_natural(a), &to_natural(b)))
 }
 
 /// The lengths (in 64-bit limbs) at which malachite 0.14 multiplies two numbers of equal
@@ -96,6 +88,14 @@ pub const LONG_DIVISION: u64 = 8_192;
 /// `(a / b, a mod b)` for `b > 0`.
 pub fn div_rem(a: &BigUint, b: &BigUint) -> (BigUint, BigUint) {
     shifted_div_rem(a, 0, b)
+}
+
+/// `a mod b` for `b > 0`: [`div_rem`]'s remainder without its quotient.
+pub fn rem(a: &BigUint, b: &BigUint) -> BigUint {
+    if a.bits() < LONG_DIVISION || b.bits() <= 64 {
+        return a % b;
+    }
+    from_natural(to_natural(a) % to_natural(b))
 }
 
 /// `(a·2^shift / b, a·2^shift mod b)` for `b > 0`: the shift made on malachite's number
@@ -394,6 +394,7 @@ mod tests {
                     );
                     if shift == 0 {
                         assert_eq!(div_rem(&a, b), want);
+                        assert_eq!(rem(&a, b), want.1);
                     }
                 }
             }
@@ -402,6 +403,7 @@ mod tests {
             div_rem(&BigUint::zero(), &long),
             (BigUint::zero(), BigUint::zero())
         );
+        assert_eq!(rem(&BigUint::zero(), &long), BigUint::zero());
     }
 
     /// Coprimality of many numerators with one denominator, short and long: a shared
