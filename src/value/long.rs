@@ -85,6 +85,11 @@ pub fn div_exact(a: &BigUint, b: &BigUint) -> BigUint {
 /// below num-bigint's is as fast.
 pub const LONG_DIVISION: u64 = 8_192;
 
+/// Whether a division of a `dividend_bits`-bit number by `b` is long ([`LONG_DIVISION`]).
+fn long_division(dividend_bits: u64, b: &BigUint) -> bool {
+    dividend_bits >= LONG_DIVISION && b.bits() > 64
+}
+
 /// `(a / b, a mod b)` for `b > 0`.
 pub fn div_rem(a: &BigUint, b: &BigUint) -> (BigUint, BigUint) {
     shifted_div_rem(a, 0, b)
@@ -92,7 +97,7 @@ pub fn div_rem(a: &BigUint, b: &BigUint) -> (BigUint, BigUint) {
 
 /// `a mod b` for `b > 0`: [`div_rem`]'s remainder without its quotient.
 pub fn rem(a: &BigUint, b: &BigUint) -> BigUint {
-    if a.bits() < LONG_DIVISION || b.bits() <= 64 {
+    if !long_division(a.bits(), b) {
         return a % b;
     }
     from_natural(to_natural(a) % to_natural(b))
@@ -102,7 +107,7 @@ pub fn rem(a: &BigUint, b: &BigUint) -> BigUint {
 /// where the division is long ([`LONG_DIVISION`]), instead of a shifted copy in num-bigint.
 pub fn shifted_div_rem(a: &BigUint, shift: u64, b: &BigUint) -> (BigUint, BigUint) {
     use malachite_base::num::arithmetic::traits::DivMod;
-    if a.bits() + shift < LONG_DIVISION || b.bits() <= 64 {
+    if !long_division(a.bits() + shift, b) {
         return num_integer::Integer::div_rem(&(a << shift), b);
     }
     let (q, r) = (to_natural(a) << shift).div_mod(to_natural(b));
