@@ -212,7 +212,39 @@ fn lowest_terms(c: &mut Criterion) {
     g.bench_function("64 gcds with 60,000 bits, coprime", |b| {
         b.iter(|| gcds_with(&modulus, &numbers))
     });
+    level_of_means(&mut g);
     g.finish();
+}
+
+/// A level of 256 pending means over 64 odd parts that are one 62,000-bit core times
+/// 1,000-bit cofactors, as 8x8 KNvKP's levels are (`finish_means`: gathered around the
+/// core, or one by one through their smooth and rough parts before).
+fn level_of_means(g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+    use bidtb::value::Value;
+    use bidtb::value::arith::{Mean, finish_means, mean_or_pending};
+    let core = long_number(970, 20);
+    let pairs: Vec<(Value, Value)> = (0..256u64)
+        .map(|k| {
+            let odd = &core * long_number(16, 400 + k / 4);
+            let numerator = |seed| long_number(960, seed);
+            (
+                Value::new(numerator(1_000 + 2 * k), odd.clone()),
+                Value::new(numerator(1_001 + 2 * k), odd),
+            )
+        })
+        .collect();
+    let pending = || {
+        pairs
+            .iter()
+            .map(|(a, b)| match mean_or_pending(a, b) {
+                Mean::Pending(p) => p,
+                Mean::Done(_) => unreachable!("long odd parts wait"),
+            })
+            .collect::<Vec<_>>()
+    };
+    g.bench_function("a level of 256 means over odd parts sharing a core", |b| {
+        b.iter_batched(pending, finish_means, criterion::BatchSize::LargeInput)
+    });
 }
 
 /// Products of two numbers of one length (in 64-bit limbs), as the certificate's

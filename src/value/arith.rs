@@ -13,6 +13,7 @@ use num_integer::Integer;
 use num_traits::{One, Zero};
 
 use super::Value;
+use super::cores;
 use super::long::{self, mul};
 
 /// Numbers of at most this many bits take num-bigint's gcd (no conversion).
@@ -303,16 +304,82 @@ fn exact_quotient(a: &BigUint, b: &BigUint) -> BigUint {
     }
 }
 
-/// The pending means in lowest terms, in their order. The gcd of each numerator with its
-/// long odd part is the product of its gcds with the part's small factors and with the
-/// rest ([`long::split_smooth`]): the first a short gcd each, the second taken for many
-/// pending means over one rough part at once, 64 at a time, with one gcd between them
-/// ([`long::gcds_with`]), in parallel. On 7x7 KNvKP a level's waiting means fall into
-/// about 430 odd parts but only 64 rough parts, and the gcds of one number with a modulus
-/// of 22,000 bits were a fifth of the run.
+/// The pending means in lowest terms, in their order. Each needs the gcd `h` of its
+/// numerator with its long odd part, taken for many at once two ways:
+/// - where odd parts share a long core ([`cores::gather`]; on 8x8 KNvKP a level's
+///   thousands of odd parts are one 62,000-bit number times short cofactors), through one
+///   [`long::Modulus`] per core for all the means over it, 64 at a time, with one gcd
+///   between them ([`long::gcds_with`]), and a short gcd with the cofactor
+///   ([`cores::gcd_through`]);
+/// - for the others, as the product of the gcds with the part's small factors and with
+///   the rest ([`long::split_smooth`]): the first a short gcd each, the second taken for
+///   the means over one rough part at once as above. On 7x7 KNvKP a level's waiting
+///   means fall into about 430 odd parts but only 64 rough parts.
+///
+/// Both run in parallel. The gcds one by one, with a modulus of 22,000 bits, were a fifth
+/// of a 7x7 KNvKP run.
 pub fn finish_means(pending: Vec<PendingMean>) -> Vec<Value> {
     use rayon::prelude::*;
     let parts = group_by(pending.iter().map(|p| &*p.g_odd));
+    let odds: Vec<&BigUint> = parts.iter().map(|m| &*pending[m[0]].g_odd).collect();
+    let cores = cores::gather(&odds);
+    let alone: Vec<Vec<usize>> = parts
+        .iter()
+        .zip(&cores.placed)
+        .filter(|(_, placed)| placed.is_none())
+        .map(|(members, _)| members.clone())
+        .collect();
+    let mut hs: Vec<Option<BigUint>> = vec![None; pending.len()];
+    for (i, h) in core_gcds(&pending, &parts, &cores)
+        .into_iter()
+        .chain(split_gcds(&pending, &alone))
+    {
+        hs[i] = Some(h);
+    }
+    pending
+        .par_iter()
+        .zip(hs)
+        .map(|(p, h)| finish_mean(p, &h.expect("every mean has its gcd")))
+        .collect()
+}
+
+/// `(index, h)` for the pending means whose odd parts were gathered around a core
+/// (`parts` the means grouped by odd part, in the order of `cores.placed`).
+fn core_gcds(
+    pending: &[PendingMean],
+    parts: &[Vec<usize>],
+    cores: &cores::Cores,
+) -> Vec<(usize, BigUint)> {
+    use rayon::prelude::*;
+    let mut members: Vec<Vec<(usize, &BigUint)>> = vec![Vec::new(); cores.cores.len()];
+    for (part, placed) in parts.iter().zip(&cores.placed) {
+        if let Some((k, cofactor)) = placed {
+            members[*k].extend(part.iter().map(|&i| (i, cofactor)));
+        }
+    }
+    let moduli: Vec<long::Modulus> = cores.cores.par_iter().map(long::Modulus::new).collect();
+    let chunks: Vec<(&long::Modulus, &[(usize, &BigUint)])> = members
+        .iter()
+        .zip(&moduli)
+        .flat_map(|(members, modulus)| members.chunks(FINISH_CHUNK).map(move |c| (modulus, c)))
+        .collect();
+    chunks
+        .par_iter()
+        .flat_map_iter(|&(modulus, chunk)| {
+            let ts: Vec<&BigUint> = chunk.iter().map(|&(i, _)| &pending[i].t).collect();
+            let core_gcds = long::gcds_with(modulus, &ts);
+            chunk.iter().zip(core_gcds).map(|(&(i, cofactor), g)| {
+                let p = &pending[i];
+                (i, cores::gcd_through(&p.t, &p.g_odd, g, cofactor))
+            })
+        })
+        .collect()
+}
+
+/// `(index, h)` for the pending means of `parts` (grouped by odd part) through each odd
+/// part's smooth and rough parts ([`long::split_smooth`]).
+fn split_gcds(pending: &[PendingMean], parts: &[Vec<usize>]) -> Vec<(usize, BigUint)> {
+    use rayon::prelude::*;
     let splits: Vec<(BigUint, BigUint)> = parts
         .par_iter()
         .map(|members| long::split_smooth(&pending[members[0]].g_odd))
@@ -320,21 +387,25 @@ pub fn finish_means(pending: Vec<PendingMean>) -> Vec<Value> {
     let mut smooth_of: Vec<Option<&BigUint>> = vec![None; pending.len()];
     for (members, (smooth, _)) in parts.iter().zip(&splits) {
         for &i in members {
-            smooth_of[i] = Some(smooth).filter(|s| !s.is_one());
+            smooth_of[i] = Some(smooth);
         }
     }
-    let rough_gcds = rough_gcds(&pending, &parts, &splits);
-    pending
-        .par_iter()
-        .zip(rough_gcds)
-        .zip(smooth_of)
-        .map(|((p, rough_gcd), smooth)| {
-            let small = smooth.map_or_else(BigUint::one, |s| gcd(&p.t, s));
-            let h = match rough_gcd {
+    let rough_gcds = rough_gcds(pending, parts, &splits);
+    parts
+        .iter()
+        .flatten()
+        .copied()
+        .collect::<Vec<usize>>()
+        .into_par_iter()
+        .map(|i| {
+            let small = smooth_of[i]
+                .filter(|s| !s.is_one())
+                .map_or_else(BigUint::one, |s| gcd(&pending[i].t, s));
+            let h = match &rough_gcds[i] {
                 Some(h) if !h.is_one() => small * h,
                 _ => small,
             };
-            finish_mean(p, &h)
+            (i, h)
         })
         .collect()
 }
@@ -540,7 +611,8 @@ mod tests {
     /// Means of long values whose denominators share a long odd part (equal, or one a
     /// multiple of the other), waiting and finished together in one batch or alone, equal
     /// rational arithmetic, also where a factor cancels (3 or 5, a long one, or powers of 3
-    /// from a long odd part with no other prime) and where the sum is 0 or 1.
+    /// from a long odd part with no other prime) and where the sum is 0 or 1; odd parts
+    /// gathered around cores and odd parts left to the split into smooth and rough.
     #[test]
     fn pending_means_finish_as_rational_arithmetic() {
         let big = long::test_number(long::LONG_GCD + 500, 3) | BigUint::one();
@@ -580,6 +652,20 @@ mod tests {
                 value(BigUint::from(5u8), &pow3, 3),
             ),
         ];
+        // More unrelated long odd parts than there are cores: some go the split way.
+        let mut pairs = pairs.to_vec();
+        for seed in 10..16 {
+            let other =
+                Arc::new((long::test_number(long::LONG_GCD + 300, seed) | BigUint::one()) * 3u8);
+            pairs.push((
+                value(BigUint::one(), &other, 1),
+                value(BigUint::from(2u8), &other, 1),
+            ));
+            pairs.push((
+                value(BigUint::from(5u8), &other, 2),
+                value(BigUint::from(7u8), &other, 0),
+            ));
+        }
         let want: Vec<Value> = pairs
             .iter()
             .map(|(a, b)| {
@@ -597,7 +683,11 @@ mod tests {
                 Mean::Pending(p) => pending.push((i, p)),
             }
         }
-        assert!(pending.len() >= 8, "the long means wait");
+        assert!(pending.len() >= 20, "the long means wait");
+        let odds: Vec<&BigUint> = pending.iter().map(|(_, p)| &*p.g_odd).collect();
+        let gathered = cores::gather(&odds);
+        assert!(gathered.placed.iter().any(Option::is_some), "some gathered");
+        assert!(gathered.placed.iter().any(Option::is_none), "some alone");
         let (places, waiting): (Vec<usize>, Vec<PendingMean>) = pending.into_iter().unzip();
         let finished = finish_means(waiting);
         for (i, v) in places.into_iter().zip(finished).chain(done) {

@@ -19,6 +19,7 @@
 
 pub mod arith;
 pub mod bytes;
+pub mod cores;
 pub mod images;
 pub mod long;
 pub mod shared;
