@@ -224,7 +224,8 @@ enum Command {
         board: Option<Board>,
         /// Only these materials (comma-separated, `KBvKP,KNPvK`; a mirror name means its
         /// stored table), with --board. The tables their moves lead to are read, not
-        /// checked: after adding materials to a checked board, check just the new ones.
+        /// checked, and no others are opened: after adding materials to a checked board,
+        /// check just the new ones.
         #[arg(long = "material", value_delimiter = ',', requires = "board")]
         materials: Vec<String>,
         /// Print the results as JSON.

@@ -59,9 +59,10 @@ pub(super) fn run(
         .collect::<Result<_, Error>>()
         .map_err(|e| (2, e))?;
     let only = (!only.is_empty()).then_some(&only[..]);
-    let tables = match board {
-        Some(b) => Tablebase::open_board(dir, b),
-        None => Tablebase::open(dir),
+    let tables = match (board, only) {
+        (Some(b), Some(only)) => Tablebase::open_around(dir, b, only),
+        (Some(b), None) => Tablebase::open_board(dir, b),
+        (None, _) => Tablebase::open(dir),
     }
     .map_err(fail)?;
     let boards: Vec<Board> = match board {

@@ -290,15 +290,33 @@ impl Tablebase {
     /// reported when a query needs them; a file present but unusable (not a regular file,
     /// truncated, corrupted, another version, board or material) fails the open.
     pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, Error> {
-        Self::open_filtered(dir.as_ref(), |_| true)
+        Self::open_filtered(dir.as_ref(), |_| true, |_| true)
     }
 
     /// Open the tables of one board only (as [`Tablebase::open`] does for every board).
     pub fn open_board(dir: impl AsRef<Path>, board: Board) -> Result<Tablebase, Error> {
-        Self::open_filtered(dir.as_ref(), |b| b == board)
+        Self::open_filtered(dir.as_ref(), |b| b == board, |_| true)
     }
 
-    fn open_filtered(dir: &Path, wanted: impl Fn(Board) -> bool) -> Result<Tablebase, Error> {
+    /// Open, of one board's tables, those of `materials` (stored forms) and of the
+    /// materials one move from them leads to: what checking their equations reads. The
+    /// others are not opened (opening checks a file's checksums: on 8x8 the four-piece
+    /// tables hold 50 GB, and checking KvK alone read them all).
+    pub fn open_around(
+        dir: impl AsRef<Path>,
+        board: Board,
+        materials: &[Material],
+    ) -> Result<Tablebase, Error> {
+        let mut wanted = Material::next_outside(materials);
+        wanted.extend(materials.iter().map(|m| m.stored().0));
+        Self::open_filtered(dir.as_ref(), |b| b == board, |m| wanted.contains(&m))
+    }
+
+    fn open_filtered(
+        dir: &Path,
+        wanted: impl Fn(Board) -> bool,
+        wanted_material: impl Fn(Material) -> bool,
+    ) -> Result<Tablebase, Error> {
         let root = dir.to_path_buf();
         let entries = std::fs::read_dir(&root).map_err(|e| Error::io(&root, e))?;
         let mut boards = Vec::new();
@@ -328,6 +346,9 @@ impl Tablebase {
                 else {
                     continue;
                 };
+                if !wanted_material(material) {
+                    continue;
+                }
                 let path = file.path();
                 let t = Table::open(&path)?;
                 if t.info().board != board || t.info().material != material {
