@@ -177,14 +177,42 @@ fn truncated_and_flipped_files_are_errors_naming_the_file() {
         let err = open_with(root.path(), "4x4", &good[..len]).unwrap_err();
         assert!(err.to_string().contains("KRvK.bidtb"), "{len}: {err}");
     }
+    // A flip is refused at open, or (in the dictionary's bytes, whose blocks are checked
+    // as they are read) the file opens, every value reads as before or is refused, and
+    // checking every checksum names the file.
+    let board: Board = "4x4".parse().unwrap();
+    let before: Vec<Value> = {
+        let tb = open_with(root.path(), "4x4", &good).unwrap();
+        let t = tb.table(board, m("KRvK")).unwrap();
+        (0..t.len()).map(|i| t.value(i).unwrap()).collect()
+    };
+    let mut opened = 0;
     for &at in &offsets {
         for bit in [0x01u8, 0x80] {
             let mut bytes = good.clone();
             bytes[at] ^= bit;
-            let err = open_with(root.path(), "4x4", &bytes).unwrap_err();
+            let tb = match open_with(root.path(), "4x4", &bytes) {
+                Err(err) => {
+                    assert!(err.to_string().contains("KRvK.bidtb"), "{at}: {err}");
+                    continue;
+                }
+                Ok(tb) => tb,
+            };
+            opened += 1;
+            let t = tb.table(board, m("KRvK")).unwrap();
+            let mut refused = 0;
+            for (i, want) in before.iter().enumerate() {
+                match t.value(i) {
+                    Ok(v) => assert_eq!(v, *want, "{at}: position {i}"),
+                    Err(_) => refused += 1,
+                }
+            }
+            assert!(refused > 0, "{at}: every value read");
+            let err = t.check_all().unwrap_err();
             assert!(err.to_string().contains("KRvK.bidtb"), "{at}: {err}");
         }
     }
+    assert!(opened > 0, "no flip reached the dictionary");
     // A file of another board or class under this board's name is refused.
     let other = std::fs::read(root.path().join("4x4/KQvK.bidtb")).unwrap();
     let err = open_with(root.path(), "4x4", &other)

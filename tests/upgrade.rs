@@ -1,8 +1,8 @@
-//! `bidtb upgrade` on tables written by an earlier build (`tests/fixtures/v3`, format
-//! version 3): the values, β and levels read from the upgraded files are those of the old
-//! ones, position by position (`bidtb dump`), the upgraded files are byte for byte what this
-//! build generates, a second run leaves them alone, and a damaged file is refused by name
-//! and left as it was.
+//! `bidtb upgrade` on tables written by earlier builds (`tests/fixtures/v3` and `v4`,
+//! format versions 3 and 4): the values, β and levels read from the upgraded files are
+//! those of the old ones, position by position (`bidtb dump`), the upgraded files are byte
+//! for byte what this build generates, a second run leaves them alone, and a damaged file
+//! is refused by name and left as it was.
 
 mod common;
 
@@ -10,14 +10,19 @@ use std::path::{Path, PathBuf};
 
 use common::bidtb;
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v3");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
-/// The fixture's tables, copied to `to`: (board, material) of each.
-fn copy_fixtures(to: &Path) -> Vec<(String, String)> {
+/// The version this build writes.
+const CURRENT: u32 = bidtb::table::VERSION;
+
+/// The tables of format version `version`'s fixtures, copied to `to`: (board, material)
+/// of each.
+fn copy_fixtures(to: &Path, version: u32) -> Vec<(String, String)> {
+    let from = Path::new(FIXTURES).join(format!("v{version}"));
     let mut tables = Vec::new();
     for board in ["3x3", "3x4"] {
         std::fs::create_dir_all(to.join(board)).unwrap();
-        let mut names: Vec<PathBuf> = std::fs::read_dir(Path::new(FIXTURES).join(board))
+        let mut names: Vec<PathBuf> = std::fs::read_dir(from.join(board))
             .unwrap()
             .map(|e| e.unwrap().path())
             .collect();
@@ -43,9 +48,15 @@ fn dump(dir: &Path, board: &str, material: &str) -> String {
 
 #[test]
 fn upgraded_tables_answer_alike_and_are_what_this_build_writes() {
+    for from in [3, 4] {
+        upgraded_from(from);
+    }
+}
+
+fn upgraded_from(from: u32) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("tables");
-    let tables = copy_fixtures(&root);
+    let tables = copy_fixtures(&root, from);
     assert_eq!(tables.len(), 9);
     let version =
         |p: &Path| u32::from_le_bytes(std::fs::read(p).unwrap()[8..12].try_into().unwrap());
@@ -60,10 +71,11 @@ fn upgraded_tables_answer_alike_and_are_what_this_build_writes() {
     let (code, out, err) = bidtb(&["upgrade", "--tables", root.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.lines().count(), 9, "{out}");
-    assert!(out.lines().all(|l| l.contains("version 3 -> 4")), "{out}");
+    let said = format!("version {from} -> {CURRENT}");
+    assert!(out.lines().all(|l| l.contains(&said)), "{out}");
     for ((b, m), old) in tables.iter().zip(&before) {
         let path = root.join(b).join(format!("{m}.bidtb"));
-        assert_eq!(version(&path), 4, "{b} {m}");
+        assert_eq!(version(&path), CURRENT, "{b} {m}");
         assert_eq!(&dump(&root, b, m), old, "{b} {m}");
     }
 
@@ -93,7 +105,7 @@ fn upgraded_tables_answer_alike_and_are_what_this_build_writes() {
     let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
     assert_eq!(rows.len(), 9);
     for r in &rows {
-        assert_eq!(r["from"], 4, "{r}");
+        assert_eq!(r["from"], CURRENT, "{r}");
         assert_eq!(r["bytes_before"], r["bytes_after"], "{r}");
         assert!(r["error"].is_null(), "{r}");
     }
@@ -103,7 +115,7 @@ fn upgraded_tables_answer_alike_and_are_what_this_build_writes() {
 fn a_damaged_table_is_refused_by_name_and_left_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("tables");
-    copy_fixtures(&root);
+    copy_fixtures(&root, 3);
     let path = root.join("3x3/KRvKN.bidtb");
     let mut bytes = std::fs::read(&path).unwrap();
     let mid = bytes.len() / 2;
@@ -124,7 +136,8 @@ fn a_damaged_table_is_refused_by_name_and_left_as_it_was() {
     assert!(err.contains("1 of 8 table files not upgraded"), "{err}");
     assert_eq!(std::fs::read(&path).unwrap(), bytes);
     // The others were upgraded.
-    assert_eq!(out.matches("version 3 -> 4").count(), 7, "{out}");
+    let said = format!("version 3 -> {CURRENT}");
+    assert_eq!(out.matches(said.as_str()).count(), 7, "{out}");
     // No board directory, or none of that board: exit 1 with a message.
     let (code, _, err) = bidtb(&["upgrade", "--tables", dir.path().to_str().unwrap()]);
     assert_eq!(code, 1);

@@ -331,7 +331,9 @@ impl Solved for Tables {
 
 impl Store for TableStore {
     fn has(&self, m: Material) -> bool {
-        self.usable(m).is_ok()
+        // A table found on disk is kept only if every checksum holds (opening a table
+        // checks only the sections a query reads first).
+        self.usable(m).and_then(|t| t.check_all()).is_ok()
     }
 
     fn prepare(&mut self, needed: &[Material]) -> Result<(), Error> {

@@ -327,6 +327,8 @@ fn verify_material(
     material: Material,
 ) -> Result<(ClassCheck, Vec<String>), Error> {
     let table = tables.table(board, material)?;
+    // Every checksum, before anything is trusted (opening checks only what a query needs).
+    table.check_all()?;
     let index = Index::new(board, &[material]);
     let class = &index.classes()[0];
     let info = table.info();

@@ -114,11 +114,16 @@ const GROUP: usize = 64;
 fn lowest_terms(table: &Table, len: usize) -> Result<bool, Error> {
     // Entries of older versions, which hold their own denominators, each a group of one.
     let key = |k: usize| {
-        table
-            .dictionary_denominator_number(k)
-            .map_or(u64::MAX - k as u64, u64::from)
+        Ok::<_, Error>(
+            table
+                .dictionary_denominator_number(k)?
+                .map_or(u64::MAX - k as u64, u64::from),
+        )
     };
-    let mut order: Vec<(u64, usize)> = (0..len).into_par_iter().map(|k| (key(k), k)).collect();
+    let mut order: Vec<(u64, usize)> = (0..len)
+        .into_par_iter()
+        .map(|k| Ok((key(k)?, k)))
+        .collect::<Result<_, Error>>()?;
     order.par_sort_unstable();
     let groups: Vec<&[(u64, usize)]> = order
         .chunk_by(|a, b| a.0 == b.0)
