@@ -181,7 +181,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let fail = |e: Error| (super::exit_code(&e), e);
     let text = args.fen.join(" ");
     let parsed = fen::parse(&text).map_err(fail)?;
-    let tb = super::query::open(&args.tables, &parsed).map_err(fail)?;
+    let tb = super::query::open_for_game(&args.tables, &parsed).map_err(fail)?;
     let mode = match args.mode {
         PlayMode::Random => Mode::Random,
         PlayMode::Money => Mode::Money,

@@ -172,10 +172,28 @@ fn human(p: &Probe, placement: &str, full: bool) -> String {
     out
 }
 
-/// Open the board's tables, turning an absent directory into a "missing table" error that
-/// says how to generate it.
+/// Open the tables a question about `parsed`'s position reads: its material's and those
+/// of the materials one move leads to, not the board's others (8x8 holds 50 GB of tables),
+/// turning an absent directory into a "missing table" error that says how to generate it.
 pub(super) fn open(dir: &Path, parsed: &fen::Parsed) -> Result<Tablebase, Error> {
-    Tablebase::open_board(dir, parsed.board).map_err(|e| match e {
+    let material = parsed.position.material().stored().0;
+    open_materials(dir, parsed, &[material])
+}
+
+/// Open the tables of every material a game from `parsed`'s position can reach.
+pub(super) fn open_for_game(dir: &Path, parsed: &fen::Parsed) -> Result<Tablebase, Error> {
+    let material = parsed.position.material().stored().0;
+    let mut all = material.dependencies();
+    all.push(material);
+    open_materials(dir, parsed, &all)
+}
+
+fn open_materials(
+    dir: &Path,
+    parsed: &fen::Parsed,
+    materials: &[Material],
+) -> Result<Tablebase, Error> {
+    Tablebase::open_around(dir, parsed.board, materials).map_err(|e| match e {
         Error::Io { ref source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
             let material: Material = parsed.position.material().stored().0;
             Error::MissingTable {
