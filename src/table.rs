@@ -1506,9 +1506,14 @@ impl Blocks {
 
     /// Check block `b` of `map` against its checksum, and mark it checked; returns the
     /// block's hasher (for the body's checksum).
-    fn check_block(&self, map: &[u8], b: usize) -> Result<crc32fast::Hasher, String> {
+    fn check_block(&self, map: &Mmap, b: usize) -> Result<crc32fast::Hasher, String> {
         let from = self.start + b * self.len;
         let to = (from + self.len).min(self.end);
+        // The whole block is about to be read: ask for it in one request. A table read
+        // in no order (`advise_random`, a job's exits) would otherwise fault it in a page
+        // at a time (the ninth whole 8x8 run: 7.3 million major faults, KPvKP's exits
+        // 538 s against 84). A refused hint only leaves the faults.
+        let _ = map.advise_range(memmap2::Advice::WillNeed, from, to - from);
         let at = self.sums.start + 4 * b;
         let stated = u32::from_le_bytes(map[at..at + 4].try_into().expect("4"));
         let mut hasher = crc32fast::Hasher::new();
@@ -1524,7 +1529,7 @@ impl Blocks {
 
     /// Check the blocks that bytes `range` of `map` (inside the dictionary) lie in, those
     /// not checked before.
-    fn check(&self, map: &[u8], range: &Range<usize>) -> Result<(), String> {
+    fn check(&self, map: &Mmap, range: &Range<usize>) -> Result<(), String> {
         if range.is_empty() {
             return Ok(());
         }
