@@ -35,12 +35,12 @@
 //! an [`Error::Table`] naming the file, never a panic or a wrong value. Files are written
 //! atomically ([`crate::atomic`]).
 
+mod blocks;
 mod dictionary;
 
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use memmap2::Mmap;
@@ -55,6 +55,7 @@ use crate::geometry::Board;
 use crate::material::Material;
 use crate::value::Value;
 use crate::value::shared::Denominators;
+use blocks::{BLOCK_LEN, BlockSums, Blocks, StatedBlocks};
 use dictionary::{Dictionary, Form, MIN_ENTRY};
 
 /// The first eight bytes of every table file.
@@ -75,10 +76,6 @@ const HEADER_LEN_V3: usize = 160;
 const HEADER_LEN_V4: usize = 176;
 /// Header length of version 5, the version this build writes.
 pub const HEADER_LEN: usize = 192;
-/// Bytes per checksummed block of a version 5 file's dictionary (its denominators' and
-/// entries' bytes): a query checks the few blocks it reads, about 5 µs each, instead of
-/// the whole file when it opens it (8x8 KNvKP: 21.6 GB, most of a minute from disk).
-const BLOCK_LEN: usize = 1 << 16;
 /// Bytes of the material name in a version 3 header (ASCII, zero-padded).
 const NAME_LEN: usize = 16;
 /// The stored level of a position outside a closure.
@@ -303,48 +300,6 @@ fn encode_v4(c: &Contents<'_>) -> Vec<u8> {
     out.into_inner()
 }
 
-/// The CRC-32s of consecutive blocks of a stream of bytes, the last one possibly short.
-struct BlockSums {
-    len: usize,
-    hasher: crc32fast::Hasher,
-    filled: usize,
-    sums: Vec<u32>,
-}
-
-impl BlockSums {
-    fn new(len: usize) -> BlockSums {
-        BlockSums {
-            len,
-            hasher: crc32fast::Hasher::new(),
-            filled: 0,
-            sums: Vec::new(),
-        }
-    }
-
-    /// The stream's next bytes.
-    fn update(&mut self, mut bytes: &[u8]) {
-        while !bytes.is_empty() {
-            let take = (self.len - self.filled).min(bytes.len());
-            self.hasher.update(&bytes[..take]);
-            self.filled += take;
-            bytes = &bytes[take..];
-            if self.filled == self.len {
-                let full = std::mem::replace(&mut self.hasher, crc32fast::Hasher::new());
-                self.sums.push(full.finalize());
-                self.filled = 0;
-            }
-        }
-    }
-
-    /// The sums of every block, the last short one included.
-    fn finish(mut self) -> Vec<u32> {
-        if self.filled > 0 {
-            self.sums.push(self.hasher.finalize());
-        }
-        self.sums
-    }
-}
-
 /// [`encode_to`] in format `version`: 5, or 4 and 3 (for tests).
 fn encode_version<W: Write + Seek>(
     c: &Contents<'_>,
@@ -457,6 +412,8 @@ fn encode_version<W: Write + Seek>(
     };
 
     out.seek(SeekFrom::Start(0))?;
+    // The body's checksum: the fixed sections', the dictionary's combined from its
+    // blocks', then the blocks' checksums.
     let mut crc = crc32fast::Hasher::new();
     crc.update(&bytes[header_len..]);
     let mut front = crc.clone();
@@ -472,7 +429,6 @@ fn encode_version<W: Write + Seek>(
                     .map(|&(odd, twos)| crate::value::bytes::le_bytes(&(odd << twos)))
                     .collect::<Vec<_>>()
                     .concat();
-                crc.update(&encoded);
                 blocks.update(&encoded);
                 w.write_all(&encoded)?;
             }
@@ -487,16 +443,13 @@ fn encode_version<W: Write + Seek>(
                 })
                 .collect::<Vec<_>>()
                 .concat();
-            crc.update(&encoded);
             blocks.update(&encoded);
             w.write_all(&encoded)?;
         }
+        let (sums, dictionary_crc) = blocks.finish();
+        crc.combine(&dictionary_crc);
         if version >= 5 {
-            let sums: Vec<u8> = blocks
-                .finish()
-                .iter()
-                .flat_map(|s| s.to_le_bytes())
-                .collect();
+            let sums: Vec<u8> = sums.iter().flat_map(|s| s.to_le_bytes()).collect();
             debug_assert_eq!(sums.len() as u64, 4 * block_count);
             crc.update(&sums);
             front.update(&sums);
@@ -1104,18 +1057,6 @@ struct Header {
     blocks: Option<StatedBlocks>,
 }
 
-/// What a version 5 header states about the dictionary's blocks.
-struct StatedBlocks {
-    /// CRC-32 of the sections before the dictionary's bytes, then of the blocks' checksums.
-    front_crc: u32,
-    /// Bytes per block.
-    len: u32,
-    /// Offset of the blocks' checksums (the end of the dictionary entries).
-    offset: u64,
-    /// The dictionary's bytes in the whole form ([`Table::dictionary_size_bytes`]).
-    whole: u64,
-}
-
 /// Decode a version 1 or 2 header (128 bytes, a class number).
 fn header_v1(mut f: Fields<'_>) -> Result<Header, String> {
     let version = f.version;
@@ -1451,97 +1392,6 @@ fn validate(bytes: &[u8]) -> Result<Validated, String> {
         body_crc: h.body_crc,
         blocks,
     })
-}
-
-/// The blocks of a version 5 file's dictionary bytes and their checksums, each block
-/// checked the first time a read touches it and remembered as checked: the file must not
-/// change while it is open (see `docs/FORMAT.md`, *Memory maps*).
-#[derive(Debug)]
-struct Blocks {
-    /// Where the dictionary's bytes start and end.
-    start: usize,
-    end: usize,
-    /// Bytes per block (the last may be shorter).
-    len: usize,
-    /// Where the blocks' CRC-32s lie (u32 each), to the end of the file.
-    sums: Range<usize>,
-    /// One bit per block: checked.
-    checked: Box<[AtomicU64]>,
-}
-
-impl Blocks {
-    /// The blocks a header states for a file image of `bytes`, whose dictionary bytes start
-    /// at `start` and whose entries start at `entries` (not before the stated end).
-    fn stated(
-        stated: &StatedBlocks,
-        start: usize,
-        entries: usize,
-        bytes: &[u8],
-    ) -> Result<Blocks, String> {
-        let end = usize::try_from(stated.offset)
-            .ok()
-            .filter(|&end| end >= entries && end <= bytes.len())
-            .ok_or("the blocks' checksums lie outside the file")?;
-        let len = stated.len as usize;
-        if len == 0 {
-            return Err("the dictionary's blocks are empty".into());
-        }
-        let count = (end - start).div_ceil(len);
-        if end + 4 * count != bytes.len() {
-            return Err("the blocks' checksums do not fill the end of the file".into());
-        }
-        Ok(Blocks {
-            start,
-            end,
-            len,
-            sums: end..bytes.len(),
-            checked: (0..count.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
-        })
-    }
-
-    /// How many blocks there are.
-    fn count(&self) -> usize {
-        (self.end - self.start).div_ceil(self.len)
-    }
-
-    /// Check block `b` of `map` against its checksum, and mark it checked; returns the
-    /// block's hasher (for the body's checksum).
-    fn check_block(&self, map: &Mmap, b: usize) -> Result<crc32fast::Hasher, String> {
-        let from = self.start + b * self.len;
-        let to = (from + self.len).min(self.end);
-        // The whole block is about to be read: ask for it in one request. A table read
-        // in no order (`advise_random`, a job's exits) would otherwise fault it in a page
-        // at a time (the ninth whole 8x8 run: 7.3 million major faults, KPvKP's exits
-        // 538 s against 84). A refused hint only leaves the faults.
-        let _ = map.advise_range(memmap2::Advice::WillNeed, from, to - from);
-        let at = self.sums.start + 4 * b;
-        let stated = u32::from_le_bytes(map[at..at + 4].try_into().expect("4"));
-        let mut hasher = crc32fast::Hasher::new();
-        hasher.update(&map[from..to]);
-        if hasher.clone().finalize() != stated {
-            return Err(format!(
-                "corrupted: the checksum of dictionary block {b} (bytes {from}..{to}) does not match"
-            ));
-        }
-        self.checked[b / 64].fetch_or(1 << (b % 64), Ordering::Relaxed);
-        Ok(hasher)
-    }
-
-    /// Check the blocks that bytes `range` of `map` (inside the dictionary) lie in, those
-    /// not checked before.
-    fn check(&self, map: &Mmap, range: &Range<usize>) -> Result<(), String> {
-        if range.is_empty() {
-            return Ok(());
-        }
-        let first = (range.start - self.start) / self.len;
-        let last = (range.end - 1 - self.start) / self.len;
-        for b in first..=last {
-            if self.checked[b / 64].load(Ordering::Relaxed) & (1 << (b % 64)) == 0 {
-                self.check_block(map, b)?;
-            }
-        }
-        Ok(())
-    }
 }
 
 /// Whether `offsets` start at 0, grow by at least `min` each and end at `end`.
@@ -2067,7 +1917,12 @@ mod tests {
             let (start, end) = (field(152) as usize, field(168) as usize);
             let mut sums = BlockSums::new(BLOCK_LEN);
             sums.update(&b[start..end]);
-            let sums: Vec<u8> = sums.finish().iter().flat_map(|s| s.to_le_bytes()).collect();
+            let sums: Vec<u8> = sums
+                .finish()
+                .0
+                .iter()
+                .flat_map(|s| s.to_le_bytes())
+                .collect();
             b[end..].copy_from_slice(&sums);
             let mut front = crc32fast::Hasher::new();
             front.update(&b[header_len..start]);
