@@ -292,6 +292,19 @@ fn malformed_fens_exit_2_with_one_line() {
     }
 }
 
+/// `bidtb verify` of the 4x4 tables in `tables`, only `materials` (a comma list).
+fn verify_4x4<'a>(tables: &'a str, materials: &'a str) -> Vec<&'a str> {
+    vec![
+        "verify",
+        "--tables",
+        tables,
+        "--board",
+        "4x4",
+        "--material",
+        materials,
+    ]
+}
+
 #[test]
 fn missing_and_corrupt_tables_are_named() {
     let empty = tempfile::tempdir().unwrap();
@@ -318,16 +331,9 @@ fn missing_and_corrupt_tables_are_named() {
     assert_eq!(json[0]["classes"]["KNvK"]["violations"], 0);
     // Only named materials (a mirror name means its stored table): the others are read
     // where moves lead to them, not checked.
-    let (code, stdout, stderr) = bidtb(&[
-        "verify",
-        "--tables",
-        tables,
-        "--board",
-        "4x4",
-        "--material",
-        "KvKN,KRvK",
-        "--json",
-    ]);
+    let mut args = verify_4x4(tables, "KvKN,KRvK");
+    args.push("--json");
+    let (code, stdout, stderr) = bidtb(&args);
     assert_eq!(code, 0, "{stderr}");
     let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     let classes: Vec<&String> = json[0]["classes"].as_object().unwrap().keys().collect();
@@ -379,15 +385,7 @@ fn missing_and_corrupt_tables_are_named() {
     // Checking one material opens only its table and those its moves lead to: KRvK
     // (leading to KvK) passes beside the damaged KNvK, which fails when named.
     for (material, want) in [("KRvK", 0), ("KNvK", 1)] {
-        let args = [
-            "verify",
-            "--tables",
-            tables,
-            "--board",
-            "4x4",
-            "--material",
-            material,
-        ];
+        let args = verify_4x4(tables, material);
         let (code, _, stderr) = bidtb(&args);
         assert_eq!(code, want, "{args:?}: {stderr}");
         if want == 1 {
