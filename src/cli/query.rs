@@ -177,7 +177,7 @@ fn human(p: &Probe, placement: &str, full: bool) -> String {
 /// turning an absent directory into a "missing table" error that says how to generate it.
 pub(super) fn open(dir: &Path, parsed: &fen::Parsed) -> Result<Tablebase, Error> {
     let material = parsed.position.material().stored().0;
-    open_materials(dir, parsed, &[material])
+    open_materials(dir, parsed, material, &[material])
 }
 
 /// Open the tables of every material a game from `parsed`'s position can reach.
@@ -185,17 +185,19 @@ pub(super) fn open_for_game(dir: &Path, parsed: &fen::Parsed) -> Result<Tablebas
     let material = parsed.position.material().stored().0;
     let mut all = material.dependencies();
     all.push(material);
-    open_materials(dir, parsed, &all)
+    open_materials(dir, parsed, material, &all)
 }
 
+/// Open `materials`' tables for `parsed`'s position, whose stored material is `material`
+/// (named when the tables directory is absent).
 fn open_materials(
     dir: &Path,
     parsed: &fen::Parsed,
+    material: Material,
     materials: &[Material],
 ) -> Result<Tablebase, Error> {
     Tablebase::open_around(dir, parsed.board, materials).map_err(|e| match e {
         Error::Io { ref source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
-            let material: Material = parsed.position.material().stored().0;
             Error::MissingTable {
                 path: dir
                     .join(parsed.board.to_string())
