@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use super::driver::{Reader, Store, Writer, Written};
 use super::report::{self, MaterialRecord, Summary};
@@ -188,6 +188,9 @@ pub struct TableStore {
     board: Board,
     accept_uncertified: bool,
     opened: HashMap<Material, Opened>,
+    /// Tables found on disk and checked whole by [`Store::has`], kept open for
+    /// [`Store::prepare`] (their blocks need not be checked again).
+    checked: Mutex<HashMap<Material, Table>>,
     /// The summary of the jobs kept so far.
     pub summary: Summary,
     /// Per material noted so far: its lines of `quiescent.txt` and of
@@ -213,6 +216,7 @@ impl TableStore {
             board,
             accept_uncertified,
             opened: HashMap::new(),
+            checked: Mutex::new(HashMap::new()),
             summary,
             lists: Vec::new(),
             recorded: Vec::new(),
@@ -333,7 +337,18 @@ impl Store for TableStore {
     fn has(&self, m: Material) -> bool {
         // A table found on disk is kept only if every checksum holds (opening a table
         // checks only the sections a query reads first).
-        self.usable(m).and_then(|t| t.check_all()).is_ok()
+        let Ok(table) = self.usable(m) else {
+            return false;
+        };
+        if table.check_all().is_err() {
+            return false;
+        }
+        // Its pages stay in the page cache, not in this process's memory, until a job
+        // reads the table.
+        table.release_pages();
+        let mut checked = self.checked.lock().unwrap_or_else(|e| e.into_inner());
+        checked.insert(m, table);
+        true
     }
 
     fn prepare(&mut self, needed: &[Material]) -> Result<(), Error> {
@@ -342,7 +357,9 @@ impl Store for TableStore {
             if self.opened.contains_key(&m) {
                 continue;
             }
-            let table = self.usable(m).map_err(|e| match e {
+            let checked = self.checked.get_mut().unwrap_or_else(|e| e.into_inner());
+            let table = checked.remove(&m).map_or_else(|| self.usable(m), Ok);
+            let table = table.map_err(|e| match e {
                 Error::Io { .. } => Error::MissingTable {
                     path: self.path(m).display().to_string(),
                     board: self.board.to_string(),
