@@ -910,9 +910,16 @@ impl Table {
             .collect()
     }
 
+    /// The number of distinct denominators the dictionary stores (version 4 on; 0 before,
+    /// where each entry holds its own).
+    pub fn denominators_len(&self) -> usize {
+        self.denominators_index()
+            .map_or(0, |o| o.len().saturating_sub(1))
+    }
+
     /// Version 4 on: denominator number `n`, decoded as its odd part and power of two
     /// (None past the last).
-    fn denominator(&self, n: usize) -> Result<Option<(Arc<BigUint>, u32)>, Error> {
+    pub fn denominator(&self, n: usize) -> Result<Option<(Arc<BigUint>, u32)>, Error> {
         Ok(self
             .denominator_bytes(n)?
             .map(|bytes| crate::value::split(crate::value::bytes::from_le_bytes(bytes))))
@@ -994,7 +1001,7 @@ pub struct ReadOnce {
 impl ReadOnce {
     /// Nothing decoded yet, room for every entry of `table`.
     pub fn new(table: &Table) -> ReadOnce {
-        let denominators = table.denominators_index().map_or(0, |o| o.len() - 1);
+        let denominators = table.denominators_len();
         ReadOnce {
             denominators: (0..denominators).map(|_| OnceLock::new()).collect(),
             values: (0..table.info().dictionary_len)

@@ -291,23 +291,26 @@ fn verification_catches_tampered_values_and_levels() {
         "{report:?}"
     );
 
-    // KvK's 1/2 stored as 2/4: the same number, but not in lowest terms, which the format
-    // requires (and the probe would otherwise print).
-    write_tables(&sol, root.path());
-    let unreduced = Value::new_raw(2u8.into(), 4u8.into());
-    tamper(&sol, root.path(), Material::KVK, |c| {
-        c.values.iter_mut().for_each(|v| *v = &unreduced)
-    });
-    let report = check(root.path());
-    assert!(
-        !report.ok && report.problems.iter().any(|p| p.contains("lowest terms")),
-        "{report:?}"
-    );
-    let probed = Tablebase::open(root.path())
-        .unwrap()
-        .probe_fen("4/4/4/K2k")
-        .unwrap();
-    assert_eq!(bidtb::probe::fraction(&probed.value), "1/2");
+    // KvK's 1/2 stored as 2/4 (a factor of two) or 3/6 (an odd numerator sharing a factor
+    // with the denominator's odd part): the same number, but not in lowest terms, which the
+    // format requires (and the probe would otherwise print).
+    for (p, q) in [(2u8, 4u8), (3, 6)] {
+        write_tables(&sol, root.path());
+        let unreduced = Value::new_raw(p.into(), q.into());
+        tamper(&sol, root.path(), Material::KVK, |c| {
+            c.values.iter_mut().for_each(|v| *v = &unreduced)
+        });
+        let report = check(root.path());
+        assert!(
+            !report.ok && report.problems.iter().any(|p| p.contains("lowest terms")),
+            "{p}/{q}: {report:?}"
+        );
+        let probed = Tablebase::open(root.path())
+            .unwrap()
+            .probe_fen("4/4/4/K2k")
+            .unwrap();
+        assert_eq!(bidtb::probe::fraction(&probed.value), "1/2");
+    }
 
     // KvK is 1/2 everywhere; 1/3 everywhere is refused.
     write_tables(&sol, root.path());

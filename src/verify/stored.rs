@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
+use num_bigint::BigUint;
 use rayon::prelude::*;
 
 use crate::error::Error;
@@ -106,19 +107,24 @@ impl Dictionary {
 /// Entries checked together for lowest terms, at most.
 const GROUP: usize = 64;
 
-/// Whether every dictionary entry of `table` is in lowest terms. Entries that name one
-/// shared denominator are checked together, up to [`GROUP`] at a time: one gcd of the
-/// denominator with their numerators' product modulo it ([`long::all_coprime`]). A gcd
-/// each took nearly all of 8x8 KNvKP's verification (3.9 million entries of up to 21,853
-/// digits, 1.4 million denominators) and had not ended after 29 minutes.
+/// Whether every dictionary entry of `table` is in lowest terms. A value `p / (o · 2^t)`,
+/// `o` odd, is where `p` is odd (or `t` is 0) and coprime to `o`. Entries whose
+/// denominators have one odd part are checked together, up to [`GROUP`] at a time: one
+/// gcd of `o` with their numerators' product modulo it ([`long::all_coprime`]). On 8x8
+/// KNvKP (3.9 million entries of up to 21,853 digits) a gcd per entry had not ended after
+/// 29 minutes, and a gcd per distinct denominator (1.4 million) was 77 % of the file's
+/// verification; its denominators have about a third as many odd parts (positions below
+/// one large system inherit its denominator times different powers of two).
 fn lowest_terms(table: &Table, len: usize) -> Result<bool, Error> {
-    // Entries of older versions, which hold their own denominators, each a group of one.
+    let odd_parts = odd_part_keys(table)?;
+    // Entries of older versions, which hold their own denominators, each a group of one
+    // (as are entries naming no stored denominator, which fail to decode below).
     let key = |k: usize| {
-        Ok::<_, Error>(
-            table
-                .dictionary_denominator_number(k)?
-                .map_or(u64::MAX - k as u64, u64::from),
-        )
+        let own = u64::MAX - k as u64;
+        Ok::<_, Error>(match table.dictionary_denominator_number(k)? {
+            Some(n) => odd_parts.get(n as usize).copied().unwrap_or(own),
+            None => own,
+        })
     };
     let mut order: Vec<(u64, usize)> = (0..len)
         .into_par_iter()
@@ -136,13 +142,48 @@ fn lowest_terms(table: &Table, len: usize) -> Result<bool, Error> {
                 .iter()
                 .map(|&(_, k)| table.dictionary_value_as_stored(k))
                 .collect::<Result<Vec<Value>, Error>>()?;
-            let denominator = values[0].denom().into_owned();
-            Ok::<bool, Error>(long::all_coprime(
-                &denominator,
-                values.iter().map(|v| v.numer().into_owned()),
-            ))
+            Ok::<bool, Error>(in_lowest_terms(&values))
         })
         .try_reduce(|| true, |a, b| Ok(a && b))
+}
+
+/// For each stored denominator, a key of its odd part: equal odd parts have equal keys
+/// (the length and outer limbs, hashed). Different odd parts may share a key;
+/// [`in_lowest_terms`] sorts those apart exactly.
+fn odd_part_keys(table: &Table) -> Result<Vec<u64>, Error> {
+    use std::hash::Hasher;
+    (0..table.denominators_len())
+        .into_par_iter()
+        .map(|n| {
+            let mut hasher = std::hash::DefaultHasher::new();
+            if let Some((odd, _)) = table.denominator(n)? {
+                let limbs = odd.iter_u64_digits();
+                crate::value::hash_outer_limbs(limbs, 2, &mut hasher);
+            }
+            Ok(hasher.finish() >> 1)
+        })
+        .collect()
+}
+
+/// Whether every one of `values` is in lowest terms: numerators odd over even
+/// denominators, and coprime to the odd parts, checked for the values that share one
+/// odd part with one [`long::all_coprime`].
+fn in_lowest_terms(values: &[Value]) -> bool {
+    if values.iter().any(|v| v.twos() > 0 && !v.numer().bit(0)) {
+        return false;
+    }
+    let mut parts: Vec<(&BigUint, Vec<BigUint>)> = Vec::new();
+    for v in values {
+        let odd: &BigUint = v.shared_odd();
+        let numer = v.numer().into_owned();
+        match parts.iter_mut().find(|(o, _)| *o == odd) {
+            Some((_, numerators)) => numerators.push(numer),
+            None => parts.push((odd, vec![numer])),
+        }
+    }
+    parts
+        .into_iter()
+        .all(|(odd, numerators)| long::all_coprime(odd, numerators))
 }
 
 /// Which bound of a table's positions a [`Stored`] view reads.
@@ -221,6 +262,66 @@ impl Imaged for Stored<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Lowest terms checked by groups agree with a gcd per value: values over one odd part
+    /// with different powers of two, over different odd parts in one group (keys that
+    /// collide), over a long odd part (Barrett's reductions); a factor of the odd part or
+    /// of two in any one numerator is found.
+    #[test]
+    fn grouped_lowest_terms_equal_a_gcd_each() {
+        use crate::value::long::test_number;
+        use num_integer::Integer;
+        use num_traits::One;
+        use std::sync::Arc;
+        let a = Arc::new(BigUint::from(3u32 * 5 * 7 * 1_000_003));
+        let b = Arc::new(BigUint::from(11u32 * 13 * 999_983));
+        let long = Arc::new((test_number(20_000, 5) | BigUint::one()) * 3u8);
+        let coprime = |odd: &BigUint, seed: u64| {
+            let mut n = test_number(odd.bits() - 2, seed) | BigUint::one();
+            while !n.gcd(odd).is_one() {
+                n += 2u8;
+            }
+            n
+        };
+        let parts = [
+            (&a, 0),
+            (&a, 1),
+            (&a, 5),
+            (&b, 0),
+            (&long, 3),
+            (&long, 0),
+            (&long, 1),
+        ];
+        let numerators: Vec<BigUint> = (0..parts.len() as u64)
+            .map(|i| coprime(parts[i as usize].0, 40 + i))
+            .collect();
+        let values = |numerators: &[BigUint]| -> Vec<Value> {
+            parts
+                .iter()
+                .zip(numerators)
+                .map(|(&(odd, twos), n)| Value::from_parts(n.clone(), odd.clone(), twos))
+                .collect()
+        };
+        let plain = |vs: &[Value]| vs.iter().all(|v| v.numer().gcd(&v.denom()).is_one());
+        let reduced = values(&numerators);
+        assert!(plain(&reduced));
+        assert!(in_lowest_terms(&reduced));
+        for i in 0..parts.len() {
+            let mut shared = numerators.clone();
+            shared[i] *= 3u8 + 8 * u8::from(i == 3);
+            let mut even = numerators.clone();
+            even[i] <<= 1;
+            let (shared, even) = (values(&shared), values(&even));
+            assert!(
+                !plain(&shared) && !in_lowest_terms(&shared),
+                "numerator {i}"
+            );
+            // Twice a numerator over an odd denominator is still in lowest terms.
+            let odd_denominator = parts[i].1 == 0;
+            assert_eq!(plain(&even), odd_denominator);
+            assert_eq!(in_lowest_terms(&even), odd_denominator, "numerator {i}");
+        }
+    }
 
     /// Entries whose images differ are ordered by them, without decoding; equal images
     /// fall to the exact values.
