@@ -38,6 +38,8 @@ pub mod value;
 #[doc(hidden)]
 pub mod atomic;
 #[doc(hidden)]
+pub mod boundary;
+#[doc(hidden)]
 pub mod certificate;
 #[doc(hidden)]
 pub mod container;

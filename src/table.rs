@@ -78,8 +78,9 @@ const HEADER_LEN_V4: usize = 176;
 pub const HEADER_LEN: usize = 192;
 /// Bytes of the material name in a version 3 header (ASCII, zero-padded).
 const NAME_LEN: usize = 16;
-/// The stored level of a position outside a closure.
-pub const UNREACHED: u32 = u32::MAX;
+/// The stored level of a position outside a closure (the one definition, from the
+/// certificate that computes the levels).
+pub use crate::boundary::UNREACHED;
 /// The stored first Richman iteration (or stable-at iteration) of a run that has none.
 const NO_ITERATION: u32 = u32::MAX;
 

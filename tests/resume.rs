@@ -577,8 +577,9 @@ impl bidtb::progress::Observer for StopAt<'_> {
 
 #[test]
 fn a_stop_before_beta_keeps_a_state_keeps_alphas_final_one() {
+    use bidtb::boundary;
     use bidtb::generate::driver::{self, InMemory};
-    use bidtb::generate::{Options, Silent, boundary};
+    use bidtb::generate::{Options, Silent};
     use bidtb::graph::Graph;
     use bidtb::index::Index;
     use bidtb::progress::Control;

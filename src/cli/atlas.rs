@@ -78,7 +78,7 @@ fn solve_board(board: bidtb::Board, max_seconds: f64) -> Result<Result<Row, Stri
         .iter()
         .map(|&m| bidtb::index::estimate_positions(board, m))
         .sum();
-    let needed = resources::estimate_solve_bytes(nodes, board, &materials);
+    let needed = bidtb::solve::memory::estimate_solve_bytes(nodes, board, &materials);
     if let Err(e) = resources::check(needed, &format!("solving {board}")) {
         return Ok(Err(e.to_string()));
     }

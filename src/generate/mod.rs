@@ -18,7 +18,6 @@
 //! against finished smaller tables.
 
 pub mod atlas;
-pub mod boundary;
 pub mod driver;
 mod lanes;
 mod priority;
@@ -29,6 +28,7 @@ pub mod write;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::boundary::{Glance, Known, NothingSolved, Solved};
 use crate::certificate::{Certificate, UNREACHED, cmp_guess, greedy_max, greedy_min};
 use crate::error::Error;
 use crate::geometry::Board;
@@ -39,7 +39,6 @@ use crate::material::Material;
 use crate::position::Position;
 use crate::progress::timed;
 use crate::resources;
-pub use crate::solve::Known;
 use crate::solve::{self, SolveStats};
 use crate::value::{Images, Value};
 
@@ -404,64 +403,40 @@ impl Solution {
     }
 }
 
-/// Materials solved before a job, whose positions its exits lead to.
-pub trait Solved: Sync {
-    /// What is known of the position with canonical key `key` of the stored material
-    /// `material`.
-    fn known(&self, material: Material, key: u64) -> Result<Known, Error>;
-
-    /// The shadows of α and β of the position with canonical key `key` of the stored
-    /// material `material` (f64, within 2⁻⁵⁰) and its levels, its digits not kept
-    /// ([`boundary`] reads in full only the exits that may decide something).
-    fn glance(&self, material: Material, key: u64) -> Result<Glance, Error> {
-        let k = self.known(material, key)?;
-        Ok(Glance {
-            alpha: k.alpha.to_f64(),
-            beta: k.beta.to_f64(),
-            level_white: k.level_white,
-            level_black: k.level_black,
-        })
-    }
-
-    /// The job has read every exit it needs: let go of what was held only to answer them
-    /// (the pages of memory-mapped tables). Nothing by default.
-    fn release(&self) {}
-}
-
-/// A stored position's values seen from afar: their shadows (f64, within 2⁻⁵⁰) and its
-/// levels in the closures T and T′.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Glance {
-    /// α's shadow.
-    pub alpha: f64,
-    /// β's shadow.
-    pub beta: f64,
-    /// Level in White's closure T.
-    pub level_white: u32,
-    /// Level in Black's closure T′.
-    pub level_black: u32,
-}
-
-impl Glance {
-    /// The same position seen through the colour mirror (as [`Known::mirrored`]).
-    pub fn mirrored(self) -> Glance {
-        Glance {
-            alpha: 1.0 - self.beta,
-            beta: 1.0 - self.alpha,
-            level_white: self.level_black,
-            level_black: self.level_white,
+/// The exact values of a closed game for the iterate method, if the solve method proves
+/// them (α = β everywhere): with them the iteration needs no intermediate guesses.
+fn exact_values(graph: &Graph, obs: &dyn Observer, control: &Control<'_>) -> iterate::ExactValues {
+    use solve::{Bound, Game, SolveError};
+    let go_on = |_: solve::Event<'_>| !control.stopping();
+    let mut seconds = 0.0;
+    let solved = timed(obs, "solve", &mut seconds, || {
+        solve::solve_bound(
+            Game::closed(graph),
+            Bound::Alpha,
+            &solve::Settings::default(),
+            &go_on,
+        )
+    });
+    match solved {
+        Ok(c) if c.certificate.certified() => {
+            let exact = iterate::Exact {
+                certify_seconds: c.stats.certify_seconds,
+                values: c.values,
+                certificate: c.certificate,
+            };
+            iterate::ExactValues::Solved(Box::new(exact), seconds)
         }
-    }
-}
-
-/// No material solved before: for jobs whose graphs have no exits.
-pub struct NothingSolved;
-
-impl Solved for NothingSolved {
-    fn known(&self, material: Material, _key: u64) -> Result<Known, Error> {
-        Err(Error::Usage(format!(
-            "{material} is needed and has not been solved"
-        )))
+        Ok(_) => {
+            obs.notice("alpha < beta somewhere: computing the guesses instead");
+            iterate::ExactValues::Unproved
+        }
+        Err(SolveError::Failed(why)) => {
+            obs.notice(&format!(
+                "no exact values ({why}): computing the guesses instead"
+            ));
+            iterate::ExactValues::Unproved
+        }
+        Err(SolveError::Stopped) => iterate::ExactValues::Stopped,
     }
 }
 
@@ -518,14 +493,14 @@ pub(crate) fn job_estimate(
         .map(|&m| crate::index::estimate_positions(board, m))
         .sum();
     let bytes = match options.method {
-        Method::Iterate => resources::estimate_bytes(
+        Method::Iterate => crate::iterate::memory::estimate_bytes(
             positions,
             20 * positions,
             iterate::guessing::initial_width(options.max_iterations),
         ),
-        Method::Solve => {
-            resources::estimate_paged_solve_bytes(positions, board, materials, page_above)
-        }
+        Method::Solve => crate::solve::memory::estimate_paged_solve_bytes(
+            positions, board, materials, page_above,
+        ),
     };
     (positions, bytes)
 }
@@ -555,7 +530,7 @@ pub fn solve_job(
     });
     let graph = timed(obs, "graph", &mut timings.graph, || Graph::new(&index));
     let terminals = timed(obs, "boundary", &mut timings.boundary, || {
-        boundary::terminals(&graph, solved, &|| control.stopping())
+        crate::boundary::terminals(&graph, solved, &|| control.stopping())
     });
     solved.release();
     let Some((terminals, read)) = terminals? else {
@@ -573,7 +548,13 @@ pub fn solve_job(
     }
     let outcome = match options.method {
         Method::Iterate => {
-            match iterate::run(&index, &graph, &options.iterate_settings(), obs, control)? {
+            let settings = options.iterate_settings();
+            let exact = if iterate::wants_exact_values(&settings, control) {
+                exact_values(&graph, obs, control)
+            } else {
+                iterate::ExactValues::NotAsked
+            };
+            match iterate::run(&index, &graph, &settings, obs, control, exact)? {
                 iterate::Run::Finished(out) => {
                     timings.add_iterate(&out.iteration.timings);
                     let iterate::Outcome {

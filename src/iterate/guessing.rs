@@ -276,7 +276,7 @@ pub(super) fn run(
                 return Ok(None);
             }
             check_widening(&kernel, board, |width| {
-                resources::estimate_bytes(graph.nodes(), graph.edge_count(), width)
+                super::memory::estimate_bytes(graph.nodes(), graph.edge_count(), width)
             })?;
             if kernel.ensure_capacity() {
                 guesses.sync_width(&kernel);

@@ -1,5 +1,5 @@
-//! The iterate method knowing the answer: the exact values are solved first
-//! ([`crate::solve`], about a second on 8x8), then αₙ and βₙ are iterated exactly as in the
+//! The iterate method knowing the answer: the exact values come from the caller (the
+//! generator solves them first with the solve method, about a second on 8x8), then αₙ and βₙ are iterated exactly as in the
 //! study, but instead of computing every intermediate guess, each position's last change is
 //! found as the first n at which αₙ, βₙ lie strictly inside the Stern–Brocot cell of its
 //! value ([`super::settle`]). Same first Richman iteration, same per-class `stable_at`, same
@@ -12,68 +12,25 @@ use std::time::Instant;
 
 use super::kernel::Kernel;
 use super::settle::Settling;
-use super::{Iteration, IterationRecord, Outcome, Run, Settings, Timings, class_totals};
+use super::{Exact, Iteration, IterationRecord, Outcome, Run, Settings, Timings, class_totals};
 use crate::error::Error;
 use crate::graph::Graph;
 use crate::index::Index;
 use crate::progress::{Control, Observer, timed};
 use crate::resources;
-use crate::solve::{self, Bound, Candidate, Game, Settings as SolveSettings, SolveError};
 use crate::value::Value;
 
 /// Look for positions to drop after this many iterations, then this many more each time.
 const RETIRE_EVERY: u32 = 64;
 
-/// What solving the exact values first gave.
-pub(super) enum Exact {
-    /// The values, proved α = β everywhere, and the seconds the solve took.
-    Solved(Box<Candidate>, f64),
-    /// α < β somewhere, or no proof: the guesses must be computed.
-    Unproved,
-    /// The run was asked to stop.
-    Stopped,
-}
-
-/// The exact values, if the solve method proves them (α = β everywhere).
-pub(super) fn exact_values(
-    graph: &Graph,
-    obs: &dyn Observer,
-    control: &Control<'_>,
-) -> Result<Exact, Error> {
-    let go_on = |_: solve::Event<'_>| !control.stopping();
-    let mut seconds = 0.0;
-    let solved = timed(obs, "solve", &mut seconds, || {
-        solve::solve_bound(
-            Game::closed(graph),
-            Bound::Alpha,
-            &SolveSettings::default(),
-            &go_on,
-        )
-    });
-    Ok(match solved {
-        Ok(c) if c.certificate.certified() => Exact::Solved(Box::new(c), seconds),
-        Ok(_) => {
-            obs.notice("alpha < beta somewhere: computing the guesses instead");
-            Exact::Unproved
-        }
-        Err(SolveError::Failed(why)) => {
-            obs.notice(&format!(
-                "no exact values ({why}): computing the guesses instead"
-            ));
-            Exact::Unproved
-        }
-        Err(SolveError::Stopped) => Exact::Stopped,
-    })
-}
-
-/// The iteration with known exact values `exact`, after `solve_seconds` of solving.
+/// The iteration with known exact values `exact`, found in `solve_seconds`.
 pub(super) fn run(
     index: &Index,
     graph: &Graph,
     options: &Settings,
     obs: &dyn Observer,
     control: &Control<'_>,
-    exact: Box<Candidate>,
+    exact: Exact,
     solve_seconds: f64,
 ) -> Result<Run, Error> {
     let board = index.board();
@@ -86,7 +43,7 @@ pub(super) fn run(
     let class_of: Vec<u8> = (0..positions).map(|i| index.class_of(i) as u8).collect();
     let width = super::guessing::initial_width(options.max_iterations);
     resources::check(
-        resources::estimate_compacted_bytes(
+        super::memory::estimate_compacted_bytes(
             positions + 2,
             graph.nodes(),
             graph.edge_count(),
@@ -120,7 +77,7 @@ pub(super) fn run(
                 return Ok(true);
             }
             super::guessing::check_widening(&kernel, board, |width| {
-                resources::estimate_compacted_bytes(
+                super::memory::estimate_compacted_bytes(
                     kernel.nodes(),
                     graph.nodes(),
                     graph.edge_count(),
@@ -169,14 +126,14 @@ pub(super) fn run(
     timings.kernel = kernel_seconds;
     timings.retirement = retire_seconds;
     // The certificate ran inside the solve stage (and its seconds are part of it).
-    timings.certify = exact.stats.certify_seconds;
+    timings.certify = exact.certify_seconds;
     let settled_counts = class_totals(&history, classes);
     let kernel_stats = super::guessing::kernel_stats(&kernel, graph);
-    let Candidate {
+    let Exact {
         values,
         certificate,
         ..
-    } = *exact;
+    } = exact;
     // A capped run has not found every last change: it publishes neither values nor
     // tables.
     let certificate = first_richman.is_some().then_some(certificate);

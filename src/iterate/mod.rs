@@ -6,9 +6,9 @@
 //! Two paths, the same answer:
 //! - [`guessing`]: the study's own way ([`kernel`] ⇄ [`guesses`]), with retirement of
 //!   proved positions, checkpoints ([`checkpoint`]) and interruption;
-//! - [`known`] (the default): the exact values are solved first ([`crate::solve`]), then
-//!   the iteration only finds each position's last change, from the Stern–Brocot parents
-//!   of its value ([`settle`]).
+//! - [`known`] (the default): the exact values are known first (the caller solves them,
+//!   [`ExactValues`]), then the iteration only finds each position's last change, from the
+//!   Stern–Brocot parents of its value ([`settle`]).
 //!
 //! Either way the method hands back candidate values, which the certificate proves, and
 //! the record of the iteration ([`Iteration`], written as `convergence.csv` by
@@ -20,6 +20,7 @@ pub mod guesses;
 pub mod guessing;
 pub mod kernel;
 pub mod known;
+pub mod memory;
 pub mod settle;
 
 use std::collections::BTreeMap;
@@ -207,6 +208,36 @@ pub enum Run {
     },
 }
 
+/// Proved exact values of a closed game, which spare the iteration its guesses.
+pub struct Exact {
+    /// The exact value of every node (terminal nodes included), with fixed-point images.
+    pub values: Images,
+    /// Their certificate (α = β everywhere).
+    pub certificate: Certificate,
+    /// The seconds the certificate took (part of finding the values).
+    pub certify_seconds: f64,
+}
+
+/// What the caller found of the exact values before the iteration
+/// ([`wants_exact_values`]).
+pub enum ExactValues {
+    /// Proved values (α = β everywhere) and the seconds it took to find them.
+    Solved(Box<Exact>, f64),
+    /// None to be had (α < β somewhere, or no proof): the guesses are computed.
+    Unproved,
+    /// The run was asked to stop while they were being found.
+    Stopped,
+    /// Not asked for ([`wants_exact_values`] said no).
+    NotAsked,
+}
+
+/// Whether [`run`] can use exact values found first: not when every intermediate guess is
+/// asked for, nor with checkpoints or a resumption (those keep the guessing path, whose
+/// state they hold).
+pub fn wants_exact_values(settings: &Settings, control: &Control<'_>) -> bool {
+    !settings.guesses && control.checkpoint_every.is_none() && !control.resume
+}
+
 /// Run the iteration on `graph` (the positions of `index`, whose graph has no exits: the
 /// study iterates its materials jointly). Errors come from checkpoints and resources only.
 pub fn run(
@@ -215,6 +246,7 @@ pub fn run(
     settings: &Settings,
     obs: &dyn Observer,
     control: &Control<'_>,
+    exact: ExactValues,
 ) -> Result<Run, Error> {
     if !graph.exits().is_empty() {
         return Err(Error::Usage(
@@ -223,21 +255,17 @@ pub fn run(
                 .into(),
         ));
     }
-    // Knowing the exact values, the iteration needs no guesses (checkpoints and resumption
-    // keep the guessing path, whose state they hold).
-    if !settings.guesses && control.checkpoint_every.is_none() && !control.resume {
-        match known::exact_values(graph, obs, control)? {
-            known::Exact::Solved(exact, seconds) => {
-                return known::run(index, graph, settings, obs, control, exact, seconds);
-            }
-            known::Exact::Unproved => {}
-            known::Exact::Stopped => {
-                return Ok(Run::Interrupted {
-                    n: 0,
-                    checkpoint: None,
-                });
-            }
+    // Knowing the exact values, the iteration needs no guesses.
+    match exact {
+        ExactValues::Solved(exact, seconds) => {
+            known::run(index, graph, settings, obs, control, *exact, seconds)
+        }
+        ExactValues::Stopped => Ok(Run::Interrupted {
+            n: 0,
+            checkpoint: None,
+        }),
+        ExactValues::Unproved | ExactValues::NotAsked => {
+            guessing::run(index, graph, settings, obs, control)
         }
     }
-    guessing::run(index, graph, settings, obs, control)
 }

@@ -36,6 +36,7 @@ pub mod checkpoint;
 pub mod evaluate;
 pub mod keep;
 pub mod linear;
+pub mod memory;
 pub mod run;
 pub mod spill;
 pub mod strategy;
@@ -44,6 +45,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use crate::boundary::Terminals;
 use crate::certificate::{self, Certificate, Start};
 use crate::graph::Graph;
 use crate::value::{Images, Value};
@@ -232,87 +234,6 @@ pub fn proves(cert: &Certificate, bound: Bound) -> bool {
         }
 }
 
-/// What a material solved before says of one of its positions.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Known {
-    /// α.
-    pub alpha: Value,
-    /// β (α where they agree).
-    pub beta: Value,
-    /// Its level in White's closure T ([`crate::certificate::UNREACHED`] outside it).
-    pub level_white: u32,
-    /// Its level in Black's closure T′.
-    pub level_black: u32,
-}
-
-impl Known {
-    /// The same position seen through the colour mirror: α′ = 1 − β, β′ = 1 − α, the
-    /// closures swapped.
-    pub fn mirrored(self) -> Known {
-        Known {
-            alpha: self.beta.complement(),
-            beta: self.alpha.complement(),
-            level_white: self.level_black,
-            level_black: self.level_white,
-        }
-    }
-}
-
-/// What is known of a graph's terminal nodes (the win, the loss, the exits, in node order)
-/// before a method runs: their values for each bound (the exits' α for α, their β for β)
-/// and their levels in the closures T and T′ (0 for the king captures; an exit's levels in
-/// its own material's closures).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Terminals {
-    /// Values for α.
-    pub alpha: Vec<Value>,
-    /// Values for β.
-    pub beta: Vec<Value>,
-    /// Levels the closures start from.
-    pub start: Start,
-}
-
-impl Terminals {
-    /// One flag per node of a graph of `positions` positions: the terminal nodes whose β
-    /// differs from their α (what [`crate::certificate::certify_again`] checks again).
-    pub fn changed(&self, positions: usize) -> Vec<bool> {
-        std::iter::repeat_n(false, positions)
-            .chain(self.alpha.iter().zip(&self.beta).map(|(a, b)| a != b))
-            .collect()
-    }
-
-    /// A graph without exits: the win is worth 1, the loss 0, both at level 0.
-    pub fn closed() -> Terminals {
-        let ends = vec![Value::one(), Value::zero()];
-        Terminals {
-            alpha: ends.clone(),
-            beta: ends,
-            start: Start {
-                white: vec![0, 0],
-                black: vec![0, 0],
-            },
-        }
-    }
-
-    /// The game of `bound` on `graph`.
-    pub fn game<'a>(&'a self, graph: &'a Graph, bound: Bound) -> Game<'a> {
-        let terminals = match bound {
-            Bound::Alpha => &self.alpha,
-            Bound::Beta => &self.beta,
-        };
-        assert_eq!(
-            terminals.len(),
-            graph.terminals().len(),
-            "one value per terminal"
-        );
-        Game {
-            graph,
-            terminals,
-            start: &self.start,
-        }
-    }
-}
-
 /// A game to solve: its graph and the values of its terminal nodes for the bound solved
 /// (one per node of [`Graph::terminals`]: 1 for the win, 0 for the loss, the exits' α or
 /// β).
@@ -327,6 +248,24 @@ pub struct Game<'a> {
 }
 
 impl<'a> Game<'a> {
+    /// The game of `bound` on `graph`, whose terminal nodes are worth `terminals`.
+    pub fn of(terminals: &'a Terminals, graph: &'a Graph, bound: Bound) -> Game<'a> {
+        let values = match bound {
+            Bound::Alpha => &terminals.alpha,
+            Bound::Beta => &terminals.beta,
+        };
+        assert_eq!(
+            values.len(),
+            graph.terminals().len(),
+            "one value per terminal"
+        );
+        Game {
+            graph,
+            terminals: values,
+            start: &terminals.start,
+        }
+    }
+
     /// A game whose only terminal nodes are the two king captures.
     pub fn closed(graph: &'a Graph) -> Game<'a> {
         assert!(graph.exits().is_empty(), "the graph has exits");

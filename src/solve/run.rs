@@ -15,8 +15,8 @@ use std::time::Duration;
 use super::checkpoint::{self as solve_checkpoint, Job, Loaded};
 use super::spill::{self, Filing, Spilled};
 use super::{
-    Bound, BoundState, BoundStateRef, Candidate, Event, Keeper, Settings, SolveError, SolveStats,
-    Terminals,
+    Bound, BoundState, BoundStateRef, Candidate, Event, Game, Keeper, Settings, SolveError,
+    SolveStats, Terminals,
 };
 use crate::certificate::{self, Certificate};
 use crate::error::Error;
@@ -241,7 +241,7 @@ fn solve_bound(
         ..Settings::default()
     };
     super::solve_bound_kept(
-        terminals.game(graph, bound),
+        Game::of(terminals, graph, bound),
         bound,
         &settings,
         &progress,

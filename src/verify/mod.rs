@@ -21,15 +21,14 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::boundary::{self, Glance, Known, Solved, Terminals};
 use crate::certificate;
 use crate::error::Error;
-use crate::generate::{Glance, Solved, boundary};
 use crate::geometry::Board;
 use crate::graph::Graph;
 use crate::index::Index;
 use crate::material::{Material, sort_by_dependency};
 use crate::probe::Tablebase;
-use crate::solve::{Known, Terminals};
 use crate::table::{ReadOnce, Table};
 use stored::{Bound, Dictionary, Stored};
 

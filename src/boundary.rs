@@ -1,4 +1,12 @@
-//! The boundary stage: what a job's terminal nodes are worth (the two king captures, 1 and
+//! What a job knows before its method runs, and what a stored position is to everyone who
+//! reads one: [`Known`], a stored position's exact α and β and its levels in the closures
+//! T and T′, with its float shadow [`Glance`], their one colour mirror and the one
+//! [`UNREACHED`] level; [`Solved`], the materials solved before a job (tables on disk or
+//! in memory); [`Terminals`], what a graph's terminal nodes are worth; and the boundary
+//! stage [`terminals`] that reads them. It sits below both methods and the query side: the
+//! generator's exits, `verify` and the probe meet here and nowhere else.
+//!
+//! **The boundary stage**: what a job's terminal nodes are worth (the two king captures, 1 and
 //! 0, and each exit into a material solved before, read from that material) and the
 //! levels its closures start from.
 //!
@@ -22,12 +30,140 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use rayon::prelude::*;
 
-use super::{Glance, Solved};
+use crate::certificate::Start;
 use crate::error::Error;
 use crate::graph::{Exit, Graph};
-use crate::solve::Terminals;
+use crate::material::Material;
 use crate::value::Value;
 use crate::value::arith::DECISIVE;
+
+/// The level of a position outside a closure (T or T′): stored so in tables, checkpoints
+/// and exits' levels alike.
+pub use crate::certificate::UNREACHED;
+
+/// What a material solved before says of one of its positions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Known {
+    /// α.
+    pub alpha: Value,
+    /// β (α where they agree).
+    pub beta: Value,
+    /// Its level in White's closure T ([`UNREACHED`] outside it).
+    pub level_white: u32,
+    /// Its level in Black's closure T′.
+    pub level_black: u32,
+}
+
+impl Known {
+    /// The same position seen through the colour mirror: α′ = 1 − β, β′ = 1 − α, the
+    /// closures swapped.
+    pub fn mirrored(self) -> Known {
+        Known {
+            alpha: self.beta.complement(),
+            beta: self.alpha.complement(),
+            level_white: self.level_black,
+            level_black: self.level_white,
+        }
+    }
+}
+
+/// What is known of a graph's terminal nodes (the win, the loss, the exits, in node order)
+/// before a method runs: their values for each bound (the exits' α for α, their β for β)
+/// and their levels in the closures T and T′ (0 for the king captures; an exit's levels in
+/// its own material's closures).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Terminals {
+    /// Values for α.
+    pub alpha: Vec<Value>,
+    /// Values for β.
+    pub beta: Vec<Value>,
+    /// Levels the closures start from.
+    pub start: Start,
+}
+
+impl Terminals {
+    /// One flag per node of a graph of `positions` positions: the terminal nodes whose β
+    /// differs from their α (what [`crate::certificate::certify_again`] checks again).
+    pub fn changed(&self, positions: usize) -> Vec<bool> {
+        std::iter::repeat_n(false, positions)
+            .chain(self.alpha.iter().zip(&self.beta).map(|(a, b)| a != b))
+            .collect()
+    }
+
+    /// A graph without exits: the win is worth 1, the loss 0, both at level 0.
+    pub fn closed() -> Terminals {
+        let ends = vec![Value::one(), Value::zero()];
+        Terminals {
+            alpha: ends.clone(),
+            beta: ends,
+            start: Start {
+                white: vec![0, 0],
+                black: vec![0, 0],
+            },
+        }
+    }
+}
+
+/// Materials solved before a job, whose positions its exits lead to.
+pub trait Solved: Sync {
+    /// What is known of the position with canonical key `key` of the stored material
+    /// `material`.
+    fn known(&self, material: Material, key: u64) -> Result<Known, Error>;
+
+    /// The shadows of α and β of the position with canonical key `key` of the stored
+    /// material `material` (f64, within 2⁻⁵⁰) and its levels, its digits not kept
+    /// ([`terminals`] reads in full only the exits that may decide something).
+    fn glance(&self, material: Material, key: u64) -> Result<Glance, Error> {
+        let k = self.known(material, key)?;
+        Ok(Glance {
+            alpha: k.alpha.to_f64(),
+            beta: k.beta.to_f64(),
+            level_white: k.level_white,
+            level_black: k.level_black,
+        })
+    }
+
+    /// The job has read every exit it needs: let go of what was held only to answer them
+    /// (the pages of memory-mapped tables). Nothing by default.
+    fn release(&self) {}
+}
+
+/// A stored position's values seen from afar: their shadows (f64, within 2⁻⁵⁰) and its
+/// levels in the closures T and T′.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Glance {
+    /// α's shadow.
+    pub alpha: f64,
+    /// β's shadow.
+    pub beta: f64,
+    /// Level in White's closure T.
+    pub level_white: u32,
+    /// Level in Black's closure T′.
+    pub level_black: u32,
+}
+
+impl Glance {
+    /// The same position seen through the colour mirror (as [`Known::mirrored`]).
+    pub fn mirrored(self) -> Glance {
+        Glance {
+            alpha: 1.0 - self.beta,
+            beta: 1.0 - self.alpha,
+            level_white: self.level_black,
+            level_black: self.level_white,
+        }
+    }
+}
+
+/// No material solved before: for jobs whose graphs have no exits.
+pub struct NothingSolved;
+
+impl Solved for NothingSolved {
+    fn known(&self, material: Material, _key: u64) -> Result<Known, Error> {
+        Err(Error::Usage(format!(
+            "{material} is needed and has not been solved"
+        )))
+    }
+}
 
 /// What the boundary stage read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -191,6 +327,7 @@ mod tests {
     use crate::index::Index;
     use crate::material::Material;
     use std::sync::atomic::AtomicUsize;
+    use std::sync::atomic::Ordering;
 
     fn glance(alpha: f64, beta: f64) -> Glance {
         Glance {

@@ -1,0 +1,423 @@
+//! The solve method's memory model: what a job's graph, strategies and exact values need,
+//! from the material's measured growth (digits of its largest denominator, the share of
+//! positions with α < β) and the board, checked against the machine
+//! ([`crate::resources::check`]) before a job starts, and the plan's estimates.
+
+use crate::geometry::{Board, Square};
+use crate::material::{Color, Material, Piece};
+use crate::rules;
+
+/// Each four-man material measured on 7x7 (`--pieces 4 --method solve`, 2026-11-23): its
+/// largest denominator in digits and the share of its canonical positions with α < β
+/// (where β is solved apart, a position holds two large values).
+const MEASURED_7X7: [(&str, u32, f64); 30] = [
+    ("KBBvK", 57, 0.0),
+    ("KBNvK", 654, 0.236),
+    ("KBPvK", 872, 0.084),
+    ("KBvKB", 2, 0.0),
+    ("KBvKN", 381, 0.410),
+    ("KBvKP", 380, 0.019),
+    ("KNNvK", 106, 0.137),
+    ("KNPvK", 524, 0.061),
+    ("KNvKN", 7045, 0.0),
+    ("KNvKP", 7371, 0.0),
+    ("KPPvK", 812, 0.011),
+    ("KPvKP", 7137, 0.006),
+    ("KQBvK", 13, 0.0),
+    ("KQNvK", 35, 0.0),
+    ("KQPvK", 34, 0.0),
+    ("KQQvK", 9, 0.0),
+    ("KQRvK", 15, 0.0),
+    ("KQvKB", 12, 0.0),
+    ("KQvKN", 77, 0.0),
+    ("KQvKP", 77, 0.0),
+    ("KQvKQ", 16, 0.0),
+    ("KQvKR", 17, 0.0),
+    ("KRBvK", 33, 0.003),
+    ("KRNvK", 44, 0.0),
+    ("KRPvK", 45, 0.0),
+    ("KRRvK", 19, 0.0),
+    ("KRvKB", 36, 0.0),
+    ("KRvKN", 825, 0.0),
+    ("KRvKP", 825, 0.001),
+    ("KRvKR", 27, 0.0),
+];
+
+/// Each four-man material made on 8x8 (the 2026-11-25 runs): its largest denominator in
+/// digits. Boards of 64 squares and more start from these where a material has one
+/// (KNvKP and KPvKP have none: they start from 7x7).
+const MEASURED_8X8: [(&str, u32); 28] = [
+    ("KBBvK", 117),
+    ("KBNvK", 3531),
+    ("KBPvK", 5558),
+    ("KBvKB", 2),
+    ("KBvKN", 5632),
+    ("KBvKP", 5621),
+    ("KNNvK", 859),
+    ("KNPvK", 4351),
+    ("KNvKN", 19141),
+    ("KPPvK", 6042),
+    ("KQBvK", 15),
+    ("KQNvK", 138),
+    ("KQPvK", 138),
+    ("KQQvK", 11),
+    ("KQRvK", 20),
+    ("KQvKB", 17),
+    ("KQvKN", 410),
+    ("KQvKP", 406),
+    ("KQvKQ", 18),
+    ("KQvKR", 20),
+    ("KRBvK", 44),
+    ("KRNvK", 150),
+    ("KRPvK", 150),
+    ("KRRvK", 24),
+    ("KRvKB", 105),
+    ("KRvKN", 2482),
+    ("KRvKP", 2491),
+    ("KRvKR", 33),
+];
+
+/// How much the largest denominator's digits grow per step from 7x7 to 8x8 (the power of
+/// the board's squares): fivefold. Measured on 8x8 (2026-11-23): KBBvK 2.1, KRvKN 3.0,
+/// KRNvK 3.4, KQNvK 3.9, KBNvK 5.4, KNNvK 8.1, KBvKN 14.8. A material that grows faster
+/// than the estimate says is stopped by the memory guard ([`sample_anonymous`]) while it runs.
+const GROWTH_PER_STEP: f64 = 5.0;
+
+/// The 7x7 measurement of a four-man material: digits of its largest denominator and its
+/// share of positions with α < β.
+fn measured_7x7(material: Material) -> Option<(f64, f64)> {
+    let name = material.to_string();
+    MEASURED_7X7
+        .iter()
+        .find(|(m, _, _)| *m == name)
+        .map(|&(_, digits, split)| (digits as f64, split))
+}
+
+/// The 8x8 measurement of a four-man material: digits of its largest denominator.
+fn measured_8x8(material: Material) -> Option<f64> {
+    let name = material.to_string();
+    MEASURED_8X8
+        .iter()
+        .find(|(m, _)| *m == name)
+        .map(|&(_, digits)| digits as f64)
+}
+
+/// The largest denominator, in bits, expected of `material` on a board of `squares`
+/// squares: power laws through the measured boards, for memory planning only.
+///
+/// - Three men: 8x8 460 bits, 10x10 5,300, 12x12 22,800 (KNvK and KPvK).
+/// - Four men on boards of 64 squares and more: the material's own 8x8 measurement
+///   ([`MEASURED_8X8`]), on boards of 49 and more without one its 7x7 measurement
+///   ([`MEASURED_7X7`]), growing [`GROWTH_PER_STEP`]-fold per board step (a power law in
+///   the squares through 49 and 64).
+/// - Four men on smaller boards, where both sides hold a knight or a pawn (KNvKN, KNvKP,
+///   KPvKP: their denominators grow like KNvK's squared): 5x5 1,100 bits, 6x6 6,040, 7x7
+///   24,490; the other four-man materials: the largest of them (KBPvK, KBNvK, KRvKN) 5x5
+///   66 bits, 6x6 538, 7x7 2,900.
+///
+/// Materials of five men and more have not been measured; they get the four-man law of
+/// the first kind, which is a guess.
+pub fn expected_value_bits(squares: usize, material: Material) -> f64 {
+    let s = squares as f64;
+    let slow =
+        |color| material.count(color, Piece::Knight) + material.count(color, Piece::Pawn) > 0;
+    if material.man_count() <= 3 {
+        460.0 * (s / 64.0).powf(4.8)
+    } else if let Some((digits, from)) = measured_8x8(material)
+        .map(|d| (d, 64.0))
+        .filter(|_| squares >= 64)
+        .or_else(|| measured_7x7(material).map(|(d, _)| (d, 49.0)))
+        .filter(|_| squares >= 49)
+    {
+        let power = GROWTH_PER_STEP.ln() / (64.0f64 / 49.0).ln();
+        digits * std::f64::consts::LOG2_10 * (s / from).powf(power)
+    } else if (slow(Color::White) && slow(Color::Black)) || material.man_count() > 4 {
+        24_490.0 * (s / 49.0).powf(4.54)
+    } else {
+        2_900.0 * (s / 49.0).powf(5.47)
+    }
+}
+
+/// The moves a position of `material` offers both sides together, on average, on `board`:
+/// each man's moves on an empty board averaged over its squares (a
+/// pawn's push, its double step and its promotions; its captures are rare), never fewer than
+/// the 20 the estimates were first calibrated with. A queen has 23 on 8x8 where a knight
+/// has 5: 8x8 KQvKQ offers about 59, and with 20 it was planned at two thirds of its peak.
+pub fn expected_options(board: Board, material: Material) -> f64 {
+    let ranks = board.ranks() as i32;
+    let moves = |piece: Option<Piece>, from: Square| -> f64 {
+        match piece {
+            None => rules::king_targets(board, from).count() as f64,
+            // White's pawn: four promotions from the last rank but one, a double step from
+            // its second rank where the board has four ranks or more.
+            Some(Piece::Pawn) => match board.rank_of(from) {
+                r if r == ranks - 2 => 4.0,
+                1 if ranks >= 4 => 2.0,
+                _ => 1.0,
+            },
+            Some(p) => rules::piece_targets(board, p, from, &[]).len() as f64,
+        }
+    };
+    let average = |piece: Option<Piece>| {
+        let on_board = |sq: &Square| {
+            piece != Some(Piece::Pawn) || (1..ranks - 1).contains(&board.rank_of(*sq))
+        };
+        let squares: Vec<Square> = board.squares().filter(on_board).collect();
+        let total: f64 = squares.iter().map(|&sq| moves(piece, sq)).sum();
+        total / squares.len().max(1) as f64
+    };
+    let men: f64 = material
+        .men()
+        .into_iter()
+        .map(|(_, p)| average(Some(p)))
+        .sum();
+    (2.0 * average(None) + men).max(20.0)
+}
+
+/// Copies of the largest value's digits a four-man position holds at the solve's peak: its
+/// numerator (the denominators are shared, [`crate::value::shared`]), what the evaluation
+/// and the certificate hold beside it, less what the values below the largest save.
+/// Fitted on the four-man heaps measured on 8x8 (2026-11-25, with each material's own 8x8
+/// digits, beyond [`FOUR_MAN_POSITION_BYTES`] and [`FOUR_MAN_OPTION_BYTES`]): KBvKN 0.87,
+/// KBNvK 0.82, KNvKN 0.78, KNNvK 0.53, KRvKN 0.33; the least factor that covers each,
+/// rounded up.
+const FOUR_MAN_COPIES: f64 = 1.0;
+
+/// [`FOUR_MAN_COPIES`] for materials with a pawn, most of whose positions hold values far
+/// below the largest (those near a promotion or a capture of the pawn inherit the large
+/// denominators): measured 0.19 on 8x8 KNPvK, 0.17 KPPvK, 0.10 KBPvK, 0.05 KRvKP, 0.0
+/// KBvKP, and on 7x7 0.29 KNvKP, 0.12 KPvKP; the least that covers each, with a margin.
+const FOUR_MAN_PAWN_COPIES: f64 = 0.35;
+
+/// Bytes a job of four men holds per position apart from its values, and per option of a
+/// position (the graph's lists, four bytes a node, and what the solve and the certificate
+/// keep per move): fitted on the 8x8 materials whose values are small (2026-11-25, the
+/// graph built run by run; each job's heap in a `--pieces 4` run, which counts some of
+/// what earlier jobs left), a least-squares slope and the least intercept that covers
+/// each of them. Three men keep the 850 bytes a position and 16 an option they were
+/// calibrated with on 8x8 to 12x12 (their values dominate there).
+const FOUR_MAN_POSITION_BYTES: f64 = 532.0;
+const FOUR_MAN_OPTION_BYTES: f64 = 5.6;
+
+/// Bytes the solve method needs with `nodes` nodes on `board` for `materials`: the graph
+/// (its options, [`expected_options`] a position, and what the solve keeps per move),
+/// the approximate and exact values with their fixed-point images, the strategies and
+/// the components of the chain, and the large values. With three men about a third of
+/// the positions inherit denominators near the largest, numerator and denominator each
+/// (calibrated on the 8x8, 10x10 and 12x12 runs before the denominators were shared, so
+/// an estimate above what the solve now takes); with four, nearly all of them do, as the
+/// exits bring the large denominators of the materials below, and a position holds
+/// [`FOUR_MAN_COPIES`] of a value's digits at the peak ([`FOUR_MAN_PAWN_COPIES`] with a
+/// pawn). Where β is solved apart its values
+/// come on top, in proportion to the positions with α < β (measured on 7x7).
+pub fn estimate_solve_bytes(nodes: usize, board: Board, materials: &[Material]) -> u64 {
+    estimate_paged_solve_bytes(nodes, board, materials, u64::MAX)
+}
+
+/// What stays on the heap of a value whose numerator is paged
+/// ([`crate::solve::spill::Shelf`]), as a share of its digits: its denominator's odd part
+/// (8x8 KNvKP: 2.19 GB of odd parts beside 16 GB of numerators, 0.14), with a margin.
+const PAGED_HELD_SHARE: f64 = 0.25;
+
+/// [`estimate_solve_bytes`] for a job whose exact evaluations page the numerators solved
+/// beyond their first `page_above` bytes (`crate::progress::Control::page_above`): of the
+/// large values' digits beyond those, [`PAGED_HELD_SHARE`] stays on the heap. Only jobs of
+/// four men or more count the paging: it was measured there (8x8 KNvKP, KNvKN); the
+/// three-man law counts numerators and denominators whole from runs before either was
+/// shared, and a three-man board beyond 12x12 has not been tried with it, so those keep
+/// their estimate (and 13x13 and larger are still refused).
+pub fn estimate_paged_solve_bytes(
+    nodes: usize,
+    board: Board,
+    materials: &[Material],
+    page_above: u64,
+) -> u64 {
+    let squares = board.len();
+    let four = materials.iter().any(|m| m.man_count() >= 4);
+    // Three men keep the 20 options a position they were calibrated with.
+    let options = materials
+        .iter()
+        .map(|&m| match m.man_count() {
+            ..=3 => 20.0,
+            _ => expected_options(board, m),
+        })
+        .fold(20.0, f64::max);
+    let (per_position, per_option) = if four {
+        (FOUR_MAN_POSITION_BYTES, FOUR_MAN_OPTION_BYTES)
+    } else {
+        (850.0, 16.0)
+    };
+    let graph = nodes as f64 * (per_position + options * per_option);
+    let per_node = materials
+        .iter()
+        .map(|&m| {
+            let split = measured_7x7(m).map_or(0.0, |(_, split)| split);
+            let copies = if m.man_count() <= 3 {
+                0.7
+            } else {
+                let copies = if m.has_pawns() {
+                    FOUR_MAN_PAWN_COPIES
+                } else {
+                    FOUR_MAN_COPIES
+                };
+                copies * (1.0 + split)
+            };
+            copies * expected_value_bits(squares, m) / 8.0
+        })
+        .fold(0.0, f64::max);
+    let large = nodes as f64 * per_node;
+    let above = page_above as f64;
+    let large = if four && large > above {
+        above + (large - above) * PAGED_HELD_SHARE
+    } else {
+        large
+    };
+    ((graph + large) * 1.15) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each man's moves on the empty board, averaged: on 8x8 a king 420/64, a queen
+    /// 1456/64, a knight 336/64 (the known totals), a pawn 1 + 1/6 (double step) + 3/6
+    /// (promotions); never fewer than 20 in all.
+    #[test]
+    fn expected_options_count_the_pieces_moves() {
+        let m = |name: &str| name.parse::<Material>().unwrap();
+        let b8 = Board::new(8, 8).unwrap();
+        let (king, queen, knight) = (420.0 / 64.0, 1456.0 / 64.0, 336.0 / 64.0);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(close(
+            expected_options(b8, m("KQvKQ")),
+            2.0 * king + 2.0 * queen
+        ));
+        assert!(close(
+            expected_options(b8, m("KNvKN")),
+            2.0 * king + 2.0 * knight
+        ));
+        let pawn = 1.0 + 1.0 / 6.0 + 3.0 / 6.0;
+        assert!(close(
+            expected_options(b8, m("KQPvK")),
+            2.0 * king + queen + pawn
+        ));
+        assert_eq!(expected_options(b8, m("KvK")), 20.0);
+    }
+
+    /// Four men on 7x7, each job's heap solved alone (2026-11-25, the graph built run by run,
+    /// exits that never decide left unread): KNvKP 3,186 MiB (1,816,380 positions), KPvKP
+    /// 1,440 (1,310,350), KNvKN 1,884 (636,048), KQPvK 1,045 (1,816,380). The estimate
+    /// covers each. It plans every position at the largest denominator, and most are below
+    /// it, KPvKP's most of all (its own numerators take 60 MB in all; a few positions
+    /// inherit KNvKP's 7,137 digits, [`FOUR_MAN_PAWN_COPIES`]): KNvKN and KNvKP within 1.5
+    /// times, KPvKP 2; KQPvK, whose values are small, within 1.5.
+    #[test]
+    fn the_estimate_covers_the_measured_four_man_peaks() {
+        let m = |name: &str| name.parse::<Material>().unwrap();
+        let est = |n: usize, side: u8, name: &str| {
+            estimate_solve_bytes(n, Board::new(side, side).unwrap(), &[m(name)]) >> 20
+        };
+        for (n, name, measured, over) in [
+            (1_816_380, "KNvKP", 3_186, 1.5),
+            (1_310_350, "KPvKP", 1_440, 2.0),
+            (636_048, "KNvKN", 1_884, 1.5),
+            (1_816_380, "KQPvK", 1_045, 1.5),
+        ] {
+            let e = est(n, 7, name);
+            let most = (measured as f64 * over) as u64;
+            assert!((measured..most).contains(&e), "{name}: {e} MiB");
+        }
+        // Three men keep the law calibrated on 12x12 (22,800 bits).
+        let bits = expected_value_bits(144, m("KNvK"));
+        assert!((20_000.0..26_000.0).contains(&bits), "{bits}");
+    }
+
+    /// With the numerators paged past 2 GiB (2026-11-26, alone): 8x8 KNvKP's heap peaked
+    /// at 9,647 MiB (23.4 GiB held whole), covered within 1.6 times. Paging never raises
+    /// an estimate, and changes none whose values stay below the threshold.
+    #[test]
+    fn the_paged_estimate_covers_the_measured_peak() {
+        let m = |name: &str| name.parse::<Material>().unwrap();
+        let b8 = Board::new(8, 8).unwrap();
+        let paged = |name: &str| {
+            estimate_paged_solve_bytes(5_718_384, b8, &[m(name)], crate::progress::PAGE_ABOVE_BYTES)
+        };
+        let e = paged("KNvKP") >> 20;
+        assert!((9_647..15_435).contains(&e), "{e} MiB");
+        for name in ["KNvKN", "KPvKP", "KBvKN", "KQvKQ", "KRRvK"] {
+            let whole = estimate_solve_bytes(5_718_384, b8, &[m(name)]);
+            assert!(paged(name) <= whole, "{name}");
+        }
+        let small = estimate_solve_bytes(100_000, b8, &[m("KQvKQ")]);
+        assert_eq!(
+            estimate_paged_solve_bytes(100_000, b8, &[m("KQvKQ")], 1 << 30),
+            small
+        );
+    }
+
+    /// Four men on 8x8, the heap's peak per job in the `--pieces 4` run of 2026-11-25 (the
+    /// graph built run by run; the pawn materials with exits that never decide left
+    /// unread; every table byte for byte the earlier run's). The materials with small
+    /// values, where the graph and the solve's per-position state are most of it: covered,
+    /// within 1.6 times (KBBvK's 1.56 the most). Those with large values (KNvKN's heap from before the graph was
+    /// built run by run): covered, within 2.5 times (KBvKP's 2.3 the most: few of its
+    /// positions hold large values).
+    #[test]
+    fn the_estimate_follows_each_material_on_8x8() {
+        let m = |name: &str| name.parse::<Material>().unwrap();
+        let board = Board::new(8, 8).unwrap();
+        let est = |n: usize, name: &str| estimate_solve_bytes(n, board, &[m(name)]) >> 20;
+        let n = |name: &str| match name {
+            "KBBvK" | "KNNvK" | "KQQvK" | "KRRvK" => 953_666,
+            "KPPvK" => 2_133_048,
+            _ if m(name).has_pawns() => 5_718_384,
+            _ => 1_906_548,
+        };
+        // Each estimate at least what was measured, at most `most` (a fraction) times it.
+        let covered = |list: &[(&str, u64)], most: (u64, u64)| {
+            for &(name, measured) in list {
+                let e = est(n(name), name);
+                let top = measured * most.0 / most.1;
+                assert!((measured..top).contains(&e), "{name}: {e} MiB");
+            }
+        };
+        covered(
+            &[
+                ("KBBvK", 503),
+                ("KBvKB", 1_049),
+                ("KQBvK", 1_212),
+                ("KQNvK", 1_254),
+                ("KQQvK", 869),
+                ("KQRvK", 1_228),
+                ("KQvKB", 1_422),
+                ("KQvKQ", 1_481),
+                ("KQvKR", 1_356),
+                ("KRBvK", 1_359),
+                ("KRNvK", 1_223),
+                ("KRRvK", 739),
+                ("KRvKB", 1_249),
+                ("KRvKR", 1_224),
+                ("KQPvK", 3_757),
+                ("KRPvK", 4_355),
+                ("KQvKP", 3_982),
+                ("KQvKN", 1_342),
+            ],
+            (8, 5),
+        );
+        covered(
+            &[
+                ("KBNvK", 4_550),
+                ("KBvKN", 7_464),
+                ("KNNvK", 906),
+                ("KNvKN", 14_414),
+                ("KRvKN", 2_209),
+                ("KBPvK", 5_814),
+                ("KBvKP", 4_089),
+                ("KNPvK", 6_304),
+                ("KPPvK", 2_519),
+                ("KRvKP", 4_675),
+            ],
+            (5, 2),
+        );
+    }
+}
