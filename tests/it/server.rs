@@ -2,10 +2,9 @@
 //! `bidtb map --json` print, errors are JSON with 400 or 404, the page and its assets are
 //! served, concurrent clients get the right answers, and SIGTERM stops it cleanly.
 
-mod common;
 use std::path::Path;
 
-use common::{Server, bidtb};
+use crate::common::{Server, bidtb};
 
 fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()

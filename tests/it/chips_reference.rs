@@ -14,15 +14,13 @@
 //! 3x4 for 2 to 12 chips, under a second each; up to four men on 3x3 for 2 to 8 chips, about
 //! 5 s; on 3x4 for 2 to 6 chips, about 15 s; KPvKP on 3x5 for 2 and 3 chips, about 11 s.
 
-mod common;
-mod reference;
-
+use crate::common;
 use std::ops::RangeInclusive;
 use std::path::Path;
 
+use crate::reference::Reference;
+use crate::reference::chips::chip_thresholds;
 use bidtb::{Board, Material, Tablebase, fen};
-use reference::Reference;
-use reference::chips::chip_thresholds;
 
 /// The engine's (win, not-lose) thresholds of the reference's FEN key `"<placement> <ep>"`.
 fn engine(tb: &Tablebase, key: &str, total: u32) -> (u32, u32) {

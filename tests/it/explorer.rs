@@ -6,11 +6,10 @@
 //! heatmap, and the SVGs of `bidtb map`, `bidtb plot` and `bidtb atlas` rendered.
 //! Screenshots go to `target/tmp/e2e/`.
 
-mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{Server, bidtb, tables_8x8};
+use crate::common::{Server, bidtb, tables_8x8};
 
 const FEN: &str = "3k3R/8/3K4/8/8/8/8/8"; // WK d6, WR h8 / BK d8
 

@@ -3,8 +3,7 @@
 //! tables it reads linked in from a shared directory, its own copied back), they make
 //! tables identical to one run's.
 
-mod common;
-
+use crate::common;
 use std::path::Path;
 use std::process::Command;
 

@@ -3,12 +3,11 @@
 //! files' refusals, and the query's answers. The brute-force comparison is in
 //! `tests/chips_reference.rs`.
 
-mod common;
 use std::path::Path;
 
+use crate::common::bidtb;
 use bidtb::probe::Tablebase;
 use bidtb::{Board, Material, index};
-use common::bidtb;
 use num_bigint::BigInt;
 use num_rational::BigRational;
 

@@ -4,11 +4,9 @@
 //! for byte what this build generates, a second run leaves them alone, and a damaged file
 //! is refused by name and left as it was.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::bidtb;
+use crate::common::bidtb;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 

@@ -3,11 +3,10 @@
 //! what the library answers; the median and p99 latency are printed and written to
 //! `target/tmp/load.json` (the README quotes them).
 
-mod common;
 use std::time::{Duration, Instant};
 
+use crate::common::{Server, tables_8x8};
 use bidtb::{Board, Material, fen, index};
-use common::{Server, tables_8x8};
 
 const CLIENTS: usize = 50;
 const QUERIES: usize = 20_000;

@@ -13,11 +13,10 @@
 //!
 //! Screenshots go to `target/tmp/e2e-play/` (`play.png` mid-game: the bids and the history).
 
-mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{Server, bidtb, tables_8x8};
+use crate::common::{Server, bidtb, tables_8x8};
 
 fn require(path: &Path, how: &str) {
     assert!(path.exists(), "{} is missing: {how}", path.display());

@@ -1,7 +1,6 @@
 //! The `bidtb` command as a user meets it: exit codes, error messages, the summary file.
 
-mod common;
-use common::bidtb;
+use crate::common::bidtb;
 
 #[test]
 fn generate_writes_a_summary() {

@@ -3,13 +3,11 @@
 //! with every error it promises (400 bad bid or move, 404 unknown game, 409 out of turn or
 //! after the end, 503 when full), each leaving the game unchanged.
 
-mod common;
-
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::{Server, bidtb};
+use crate::common::{Server, bidtb};
 
 /// KRvK on 4x4, value 81/128: White wins with more than 47/128 of the money.
 const FEN: &str = "3k/4/1K2/2R1";

@@ -6,9 +6,8 @@
 //! and every position is read back through the query side (the index, the format version 4
 //! reader, the colour mirror for the materials not stored).
 
-mod common;
-mod reference;
-
+use crate::common;
+use crate::reference;
 use std::collections::BTreeMap;
 use std::path::Path;
 

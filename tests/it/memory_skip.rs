@@ -3,9 +3,7 @@
 //! (on stderr, in summary.json, in the exit status), and `--resume` with more memory makes
 //! the rest, ending with tables identical to an uninterrupted run's.
 
-mod common;
-
-use common::bidtb;
+use crate::common::bidtb;
 use std::path::Path;
 use std::process::Command;
 

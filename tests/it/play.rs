@@ -4,8 +4,6 @@
 //! every one. In random turn, the engine playing both sides from one position wins for
 //! White as often as the position's value says, within a stated bound.
 
-mod common;
-
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -16,6 +14,7 @@ use num_traits::{One, Signed, Zero};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
+use crate::common::bidtb;
 use bidtb::chips::Total;
 use bidtb::fen;
 use bidtb::geometry::Board;
@@ -26,7 +25,6 @@ use bidtb::play::{Bid, Game, Phase, Purse};
 use bidtb::position::Position;
 use bidtb::probe::Tablebase;
 use bidtb::rules;
-use common::bidtb;
 use std::str::FromStr;
 
 const CHIPS: u32 = 12;

@@ -1,8 +1,7 @@
 //! The atlas: its rows against the study's method and the study's facts, and an atlas that
 //! continues where it stopped.
 
-mod common;
-use common::bidtb;
+use crate::common::bidtb;
 
 use bidtb::generate::atlas::{self, Row};
 use bidtb::generate::{self, Method, Options, Silent, Solution};

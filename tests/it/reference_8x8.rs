@@ -3,8 +3,7 @@
 //! its summary, every published value through `bidtb query --json`, and `bidtb verify`
 //! re-proving the written tables. `.ci/run` runs it.
 
-mod common;
-use common::{bidtb, tables_8x8};
+use crate::common::{bidtb, tables_8x8};
 
 #[test]
 fn published_8x8_values_and_iteration_2644() {

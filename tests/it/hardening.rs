@@ -2,8 +2,8 @@
 //! and what bidtb does about it: one regression test per finding of the hostile probe
 //! (issue 23), run through the binary as the probe ran it.
 
-mod common;
-use common::bidtb;
+use crate::common;
+use crate::common::bidtb;
 
 use bidtb::dirlock::DirLock;
 

@@ -2,9 +2,8 @@
 //! points and resumed reach exactly the uninterrupted result; Ctrl-C stops cleanly; a capped
 //! run continues past its cap; unusable checkpoints are refused by name.
 
+use crate::common::bidtb;
 use std::path::Path;
-mod common;
-use common::bidtb;
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

@@ -8,8 +8,7 @@
 //! colour mirror, and which verify must refuse, since the raised β is no Richman
 //! function).
 
-mod common;
-
+use crate::common;
 use std::path::Path;
 
 use bidtb::certificate;
