@@ -5,10 +5,10 @@
 //! under the final strategies, the whole solve with its certificate), and a batch of
 //! numerators put in lowest terms over one long odd denominator.
 
-use bidtb::graph::Graph;
-use bidtb::index::Index;
-use bidtb::iterate::guesses::{simplest_from_rows, simplest_from_rows_resuming};
-use bidtb::iterate::kernel::Kernel;
+use bidtb::internal::graph::Graph;
+use bidtb::internal::index::Index;
+use bidtb::internal::iterate::guesses::{simplest_from_rows, simplest_from_rows_resuming};
+use bidtb::internal::iterate::kernel::Kernel;
 use criterion::{Criterion, criterion_group, criterion_main};
 use num_bigint::BigUint;
 
@@ -116,7 +116,7 @@ fn guess_138_digits(c: &mut Criterion) {
 }
 
 fn solve_8x8(c: &mut Criterion) {
-    use bidtb::solve::{self, Bound, Game, Settings, approx, evaluate, strategy};
+    use bidtb::internal::solve::{self, Bound, Game, Settings, approx, evaluate, strategy};
     let index = Index::three_piece(board());
     let graph = Graph::new(&index);
     let game = Game::closed(&graph);
@@ -173,7 +173,7 @@ fn long_number(limbs: usize, seed: u64) -> BigUint {
 /// level's pending means take them: all coprime to it, and with one multiple of it among
 /// them (a mean whose denominator loses the whole odd part, one batch in nine there).
 fn lowest_terms(c: &mut Criterion) {
-    use bidtb::value::long::{Modulus, gcds_with};
+    use bidtb::internal::value::long::{Modulus, gcds_with};
     let r = long_number(360, 1);
     let modulus = Modulus::new(&r);
     let coprime: Vec<BigUint> = (0..64).map(|s| long_number(360, 100 + s)).collect();
@@ -220,8 +220,8 @@ fn lowest_terms(c: &mut Criterion) {
 /// 1,000-bit cofactors, as 8x8 KNvKP's levels are (`finish_means`: gathered around the
 /// core, or one by one through their smooth and rough parts before).
 fn level_of_means(g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
-    use bidtb::value::Value;
-    use bidtb::value::arith::{Mean, finish_means, mean_or_pending};
+    use bidtb::Value;
+    use bidtb::internal::value::arith::{Mean, finish_means, mean_or_pending};
     let core = long_number(970, 20);
     let pairs: Vec<(Value, Value)> = (0..256u64)
         .map(|k| {
@@ -252,7 +252,7 @@ fn level_of_means(g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::
 /// of the lengths (389 to 999 limbs) where malachite multiplies equal lengths by
 /// Toom–Cook and unequal ones by its FFT.
 fn long_products(c: &mut Criterion) {
-    use bidtb::value::long::mul;
+    use bidtb::internal::value::long::mul;
     let mut g = c.benchmark_group("long product");
     for limbs in [300, 500, 800, 940, 1_100] {
         let (a, b) = (long_number(limbs, 7), long_number(limbs, 8));
@@ -264,10 +264,10 @@ fn long_products(c: &mut Criterion) {
     // The certificate's fixed-point images: floor(v · 2^511) of a 60,000-bit value, a
     // division with a 512-bit quotient.
     let d = long_number(940, 9);
-    let v = bidtb::value::Value::new(long_number(939, 10), d);
+    let v = bidtb::internal::value::Value::new(long_number(939, 10), d);
     g.bench_function(
         "fixed-point image (8 limbs) of a 60,000-bit value",
-        |bench| bench.iter(|| bidtb::value::images::fixed_point(&v, 8)),
+        |bench| bench.iter(|| bidtb::internal::value::images::fixed_point(&v, 8)),
     );
     g.finish();
 }

@@ -9,8 +9,8 @@
 use std::path::PathBuf;
 
 use bidtb::Board;
-use bidtb::generate::{Options, Silent, solve};
-use bidtb::probe::Tablebase;
+use bidtb::Tablebase;
+use bidtb::{Options, Silent, solve};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 /// The allocator the `bidtb` binary uses, so that the figures match it.
@@ -31,10 +31,10 @@ fn tables() -> (PathBuf, Board, Option<tempfile::TempDir>) {
     eprintln!("no tables/8x8: generating 6x6 tables for the query benchmarks");
     let six: Board = "6x6".parse().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let sol = solve(&Options::new(six), &Silent);
+    let sol = solve(&Options::new(six), &Silent).expect("solves");
     let out = dir.path().join("6x6");
     std::fs::create_dir_all(&out).unwrap();
-    bidtb::generate::write::write_tables(&sol, &out, false).unwrap();
+    bidtb::internal::generate::write::write_tables(&sol, &out, false).unwrap();
     (dir.path().to_path_buf(), six, Some(dir))
 }
 

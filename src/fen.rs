@@ -7,7 +7,7 @@
 //! the right to take it en passant is part of the position; elsewhere the field changes
 //! nothing.
 //!
-//! [`write`] prints a position back: its placement, and ` - - <square>` after it when an
+//! [`write()`] prints a position back: its placement, and ` - - <square>` after it when an
 //! en-passant right is pending.
 
 use crate::error::Error;

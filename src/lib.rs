@@ -6,67 +6,64 @@
 //! and β, the same when it counts for White; both equal White's winning chance when a
 //! fair coin decides who moves, and they coincide wherever some play ends the game.
 //!
-//! - [`material`], [`position`] and [`fen`]: material as data, positions of any material,
-//!   FEN of any board size;
-//! - [`generate`]: the pipeline that makes tables, one material at a time in dependency
-//!   order ([`generate::solve`], [`generate::solve_all`]), by the study's iteration
-//!   (reproducing 2644 on 8x8) or by exact solves under improving strategies; a
-//!   certificate proves every value either way;
-//! - [`table`]: the file format, memory-mapped;
-//! - [`probe`]: a position's values, every move with its value and progress level, the bid.
+//! The library is this one page of names:
+//! - the game: [`Board`], [`Square`], [`Material`], [`Piece`], [`Color`], [`Position`] and
+//!   [`fen`] (FEN of any board size), exact values as [`Value`], every failure as [`Error`];
+//! - making tables: [`Options`] and [`Method`] say what to make, [`solve`] makes one set of
+//!   materials in memory, [`solve_all`] and [`Session`] a whole request on disk, one
+//!   material at a time in dependency order, [`Control`] and [`Observer`] steer and watch a
+//!   run; every value comes with a certificate that proves it ([`Solution`]);
+//! - reading them: [`Table`] (one file, memory-mapped and checked), [`Tablebase`] (a
+//!   directory of tables) and its answers [`Probe`] and [`MoveInfo`]; [`verify_board`]
+//!   re-proves stored tables from the files alone.
 //!
-//! Data flows one way: [`value`] → [`geometry`] → [`material`] → [`position`] → rules →
-//! index → graph → (iterate | solve) → certificate → [`table`]; the query side reads
-//! [`table`] through [`probe`]. The engine's other parts are public only for the project's
-//! own tests and benches; they are hidden from the documentation and are not API.
+//! ```
+//! use bidtb::{Board, Material, Options, Silent, fen};
+//!
+//! // Make the 4x4 tables of KRvK in memory (and KvK, which its captures lead to first).
+//! let mut options = Options::solve(Board::new(4, 4)?);
+//! options.materials = vec!["KRvK".parse::<Material>()?];
+//! let solution = bidtb::solve(&options, &Silent)?;
+//! assert!(solution.certified());
+//!
+//! // Probe a position: White's king a1 and rook d1, Black's king a4.
+//! let parsed = fen::parse("k3/4/4/K2R")?;
+//! let value = solution.value(&parsed.position).expect("a KRvK position");
+//! assert_eq!(value.to_string(), "23/32");
+//! # Ok::<(), bidtb::Error>(())
+//! ```
+//!
+//! Data flows one way: value → geometry → material → position → rules → index → graph →
+//! (iterate | solve) → certificate → table; the query side reads the table through the
+//! probe. The engine's parts are private; [`internal`] names them for the project's own
+//! command line, tests and benches only.
 #![warn(missing_docs)]
 
-pub mod chips;
-pub mod error;
-pub mod fen;
-pub mod generate;
-pub mod geometry;
-pub mod material;
-pub mod play;
-pub mod position;
-pub mod probe;
-pub mod table;
-pub mod value;
-
-// The engine's parts: public for the project's own tests and benches only, hidden from
-// the documentation and not part of the API (names and signatures change without notice).
-#[doc(hidden)]
-pub mod atomic;
-#[doc(hidden)]
-pub mod boundary;
-#[doc(hidden)]
-pub mod certificate;
-#[doc(hidden)]
-pub mod container;
-#[doc(hidden)]
-pub mod dirlock;
-#[doc(hidden)]
-pub mod graph;
-#[doc(hidden)]
-pub mod index;
-#[doc(hidden)]
-pub mod iterate;
-#[doc(hidden)]
-pub mod progress;
-#[doc(hidden)]
-pub mod resources;
-#[doc(hidden)]
-pub mod rules;
-#[doc(hidden)]
-pub mod solve;
-#[doc(hidden)]
-pub mod verify;
+pub mod fen {
+    //! FEN of any board size: see [`parse`] and [`write()`].
+    pub use crate::internal::fen::{Parsed, parse, placement, write};
+}
 
 pub use error::Error;
-pub use generate::{Method, Options, Solution, solve, solve_all};
+pub use generate::session::Session;
+pub use generate::{Control, Method, Observer, Options, Silent, Solution, solve, solve_all};
 pub use geometry::{Board, Square};
 pub use material::{Color, Material, Piece};
 pub use position::Position;
-pub use probe::{Probe, Tablebase};
+pub use probe::{MoveInfo, Probe, Tablebase};
+pub use table::Table;
 pub use value::Value;
 pub use verify::{BoardCheck, verify_board};
+
+/// The engine's parts, named for the project's own command line, server, Python bindings,
+/// tests and benches: not API (names and signatures change without notice), hidden from
+/// the documentation.
+#[doc(hidden)]
+pub mod internal;
+
+// The engine's parts by their short names inside the crate (`crate::value`, …).
+use internal::{
+    atomic, boundary, certificate, chips, container, dirlock, error, generate, geometry, graph,
+    index, iterate, material, position, probe, progress, resources, rules, solve, table, value,
+    verify,
+};

@@ -83,7 +83,7 @@ fn out_of_memory(size: usize) -> ! {
 /// space for each thread that calls it, which a limit of a few hundred MB cannot spare.
 fn fit_address_space() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if bidtb::resources::address_space_limit().is_some() {
+    if bidtb::internal::resources::address_space_limit().is_some() {
         unsafe extern "C" {
             fn mallopt(param: std::ffi::c_int, value: std::ffi::c_int) -> std::ffi::c_int;
         }

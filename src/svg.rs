@@ -4,9 +4,9 @@
 
 use std::fmt::Write;
 
-use bidtb::iterate::convergence::Convergence;
-use bidtb::probe::map::ValueMap;
-use bidtb::probe::{decimal, fraction};
+use bidtb::internal::iterate::convergence::Convergence;
+use bidtb::internal::probe::map::ValueMap;
+use bidtb::internal::probe::{decimal, fraction};
 
 /// Escape text for SVG content and attributes.
 fn esc(s: &str) -> String {
@@ -387,8 +387,8 @@ pub fn plot(rec: &Convergence, board: &str, first_richman: Option<u32>) -> Strin
 /// The atlas's grid: one square per board (files across, ranks up), coloured by the number
 /// of digits of its largest denominator on a log scale (blue: few, red: many), the digits
 /// written in it and in a `<title>` tooltip.
-pub fn atlas_grid(rows: &[bidtb::generate::atlas::Row]) -> String {
-    let size = |r: &bidtb::generate::atlas::Row| -> (u32, u32) {
+pub fn atlas_grid(rows: &[bidtb::internal::generate::atlas::Row]) -> String {
+    let size = |r: &bidtb::internal::generate::atlas::Row| -> (u32, u32) {
         let (f, rk) = r.board.split_once('x').expect("FxR");
         (f.parse().unwrap_or(0), rk.parse().unwrap_or(0))
     };
@@ -443,17 +443,17 @@ pub fn atlas_grid(rows: &[bidtb::generate::atlas::Row]) -> String {
 /// One series of an atlas scatter: its name and its value for a row (None: no point).
 pub type Series<'a> = (
     &'a str,
-    &'a dyn Fn(&bidtb::generate::atlas::Row) -> Option<f64>,
+    &'a dyn Fn(&bidtb::internal::generate::atlas::Row) -> Option<f64>,
 );
 
 /// A log–log scatter of the atlas: `y(row)` against `x(row)` for every board, each point
 /// with its board and both numbers in a `<title>`.
 pub fn atlas_scatter(
-    rows: &[bidtb::generate::atlas::Row],
+    rows: &[bidtb::internal::generate::atlas::Row],
     title: &str,
     series: &[Series<'_>],
     x_name: &str,
-    x: &dyn Fn(&bidtb::generate::atlas::Row) -> f64,
+    x: &dyn Fn(&bidtb::internal::generate::atlas::Row) -> f64,
 ) -> String {
     let (width, height) = (720.0, 440.0);
     let (x0, x1, y0, y1) = (70.0, 690.0, 40.0, 360.0);

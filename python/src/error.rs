@@ -7,7 +7,7 @@
 //! package are defined in Python (`bidtb/_errors.py`), so that they print their message
 //! as given.
 
-use bidtb::error::Error;
+use bidtb::Error;
 use pyo3::exceptions::{
     PyFileNotFoundError, PyKeyboardInterrupt, PyNotADirectoryError, PyOSError, PyPermissionError,
     PyValueError,

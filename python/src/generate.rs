@@ -10,12 +10,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
 
-use bidtb::error::Error;
-use bidtb::generate::driver::{self, Driven, Stopped};
-use bidtb::generate::session::{self, Session};
-use bidtb::generate::{Control, Method, Observer, Options};
-use bidtb::geometry::Board;
-use bidtb::material::Material;
+use bidtb::Error;
+use bidtb::internal::generate::driver::{self, Driven, Stopped};
+use bidtb::internal::generate::session::{self, Session};
+use bidtb::{Control, Method, Observer, Options};
+use bidtb::Board;
+use bidtb::Material;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -331,12 +331,12 @@ pub fn generate(
         resume,
         jobs: jobs.into(),
         stop: Some(&stop),
-        spill_above: bidtb::resources::spill_above()
+        spill_above: bidtb::internal::resources::spill_above()
             .map_err(|e| to_py(py, e))?
-            .unwrap_or(bidtb::progress::SPILL_ABOVE_BYTES),
-        page_above: bidtb::resources::page_above()
+            .unwrap_or(bidtb::internal::progress::SPILL_ABOVE_BYTES),
+        page_above: bidtb::internal::resources::page_above()
             .map_err(|e| to_py(py, e))?
-            .unwrap_or(bidtb::progress::PAGE_ABOVE_BYTES),
+            .unwrap_or(bidtb::internal::progress::PAGE_ABOVE_BYTES),
         ..Control::default()
     };
     let (tx, rx) = mpsc::channel();

@@ -5,11 +5,11 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use bidtb::atomic;
-use bidtb::error::Error;
-use bidtb::generate::atlas::{self, Row};
-use bidtb::generate::{self, Control, Options, Run, Silent};
-use bidtb::resources;
+use bidtb::Error;
+use bidtb::internal::atomic;
+use bidtb::internal::generate::atlas::{self, Row};
+use bidtb::internal::generate::{self, Control, Options, Run, Silent};
+use bidtb::internal::resources;
 
 /// The arguments of `bidtb atlas`.
 #[derive(clap::Args, Debug)]
@@ -76,14 +76,14 @@ fn solve_board(board: bidtb::Board, max_seconds: f64) -> Result<Result<Row, Stri
     let materials = bidtb::Material::three_piece();
     let nodes: usize = materials
         .iter()
-        .map(|&m| bidtb::index::estimate_positions(board, m))
+        .map(|&m| bidtb::internal::index::estimate_positions(board, m))
         .sum();
-    let needed = bidtb::solve::memory::estimate_solve_bytes(nodes, board, &materials);
+    let needed = bidtb::internal::solve::memory::estimate_solve_bytes(nodes, board, &materials);
     if let Err(e) = resources::check(needed, &format!("solving {board}")) {
         return Ok(Err(e.to_string()));
     }
     let options = Options::solve(board);
-    bidtb::resources::release_free_memory();
+    bidtb::internal::resources::release_free_memory();
     resources::reset_peak();
     let started = Instant::now();
     let run = within(max_seconds, |control| {
@@ -154,7 +154,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
             Error::Usage("--from-tables makes the four-piece atlas: give --pieces 4".into()),
         ));
     }
-    bidtb::dirlock::ensure_dir(&args.out).map_err(|e| (2, e))?;
+    bidtb::internal::dirlock::ensure_dir(&args.out).map_err(|e| (2, e))?;
     if args.pieces == 4 {
         return super::atlas4::run(&args, &boards);
     }

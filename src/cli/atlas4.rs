@@ -7,16 +7,16 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use bidtb::atomic;
-use bidtb::error::Error;
-use bidtb::generate::atlas::{self, Row};
-use bidtb::generate::driver::{self, Driven, InMemory, Store};
-use bidtb::generate::report::MaterialRecord;
-use bidtb::generate::{Options, Solution, report};
-use bidtb::geometry::Board;
-use bidtb::material::Material;
-use bidtb::progress::Silent;
-use bidtb::table::Table;
+use bidtb::Board;
+use bidtb::Error;
+use bidtb::Material;
+use bidtb::Table;
+use bidtb::internal::atomic;
+use bidtb::internal::generate::atlas::{self, Row};
+use bidtb::internal::generate::driver::{self, Driven, InMemory, Store};
+use bidtb::internal::generate::report::MaterialRecord;
+use bidtb::internal::generate::{Options, Solution, report};
+use bidtb::internal::progress::Silent;
 use std::path::Path;
 
 use super::atlas::Args;
@@ -91,7 +91,7 @@ fn from_tables(board: Board, tables: &Path, args: &Args) -> Result<BoardCensus, 
     let (mut alpha_below_beta, mut quiescent) = (String::new(), String::new());
     for m in Material::all_up_to(4) {
         let record = source.join(format!("{m}.json"));
-        let table = source.join(bidtb::table::file_name(m));
+        let table = source.join(bidtb::internal::table::file_name(m));
         // Reasons name the files relative to the tables' directory: they go into the
         // atlas, which should not carry the paths of the machine that made it.
         let read = || -> Result<(MaterialRecord, Table), String> {
@@ -109,13 +109,13 @@ fn from_tables(board: Board, tables: &Path, args: &Args) -> Result<BoardCensus, 
                     Error::MissingTable { .. } => "no such file".to_string(),
                     e => e.to_string(),
                 };
-                format!("{board}/{}: {why}", bidtb::table::file_name(m))
+                format!("{board}/{}: {why}", bidtb::internal::table::file_name(m))
             })?;
             let info = t.info();
             if info.board != board || info.material != m || !info.certified() {
                 return Err(format!(
                     "{board}/{} is not a certified table of {m} on {board}",
-                    bidtb::table::file_name(m)
+                    bidtb::internal::table::file_name(m)
                 ));
             }
             Ok((r, t))
@@ -372,7 +372,7 @@ pub(super) fn run(args: &Args, boards: &[Board]) -> Result<(), (u8, Error)> {
             rows.append(&mut kept);
             continue;
         }
-        bidtb::resources::release_free_memory();
+        bidtb::internal::resources::release_free_memory();
         let started = Instant::now();
         let (result, dropped) = match tables {
             Some(tables) => from_tables(board, tables, args),

@@ -4,11 +4,11 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use bidtb::chips::make::{self, Made};
-use bidtb::chips::{MAX_TOTAL, Total};
-use bidtb::dirlock::DirLock;
-use bidtb::error::Error;
-use bidtb::geometry::Board;
+use bidtb::Board;
+use bidtb::Error;
+use bidtb::internal::chips::make::{self, Made};
+use bidtb::internal::chips::{MAX_TOTAL, Total};
+use bidtb::internal::dirlock::DirLock;
 
 use super::parse_board;
 
@@ -116,8 +116,8 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     }
     let seconds = started.elapsed().as_secs_f64();
     let census = if args.census {
-        let tb =
-            bidtb::probe::Tablebase::open_board(&args.tables, args.board).map_err(|e| (1, e))?;
+        let tb = bidtb::internal::probe::Tablebase::open_board(&args.tables, args.board)
+            .map_err(|e| (1, e))?;
         let k = *args.chips.0.end();
         Some(tb.chip_move_census(args.board, k).map_err(|e| (1, e))?)
     } else {
@@ -167,7 +167,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
             args.board,
             made,
             all.len() - made,
-            bidtb::chips::file::dir(&board_dir, *args.chips.0.start()).display()
+            bidtb::internal::chips::file::dir(&board_dir, *args.chips.0.start()).display()
         )
     };
     written.map_err(|e| (1, Error::io("stdout", e)))

@@ -5,11 +5,11 @@
 use std::io::Write;
 use std::path::Path;
 
-use bidtb::error::Error;
-use bidtb::geometry::Board;
-use bidtb::material::Material;
-use bidtb::probe::Tablebase;
-use bidtb::table::UNREACHED;
+use bidtb::Board;
+use bidtb::Error;
+use bidtb::Material;
+use bidtb::Tablebase;
+use bidtb::internal::table::UNREACHED;
 
 fn level(l: u32) -> String {
     if l == UNREACHED {
@@ -37,7 +37,7 @@ pub(super) fn run(dir: &Path, board: Board, material: &str) -> Result<(), (u8, E
     writeln!(out, "# fen alpha beta T-level T'-level").map_err(io)?;
     for i in 0..t.len() {
         let key = t.key(i);
-        let pos = bidtb::index::position_of_key(board, stored, key).ok_or_else(|| {
+        let pos = bidtb::internal::index::position_of_key(board, stored, key).ok_or_else(|| {
             (
                 1,
                 Error::Table {

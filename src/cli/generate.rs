@@ -9,12 +9,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::parse_board;
-use bidtb::error::Error;
-use bidtb::generate::driver::Driven;
-use bidtb::generate::report::Summary;
-use bidtb::generate::session::{self, Session};
-use bidtb::generate::{self, Method, Observer, Options};
-use bidtb::geometry::Board;
+use bidtb::Board;
+use bidtb::Error;
+use bidtb::internal::generate::driver::Driven;
+use bidtb::internal::generate::report::Summary;
+use bidtb::internal::generate::session::{self, Session};
+use bidtb::internal::generate::{self, Method, Observer, Options};
 
 /// Progress on stderr: a bar when stderr is a terminal, stage lines otherwise.
 struct Progress {
@@ -76,7 +76,7 @@ impl Observer for Progress {
         }
     }
     fn material(&self, k: usize, total: usize, name: &str) {
-        bidtb::resources::release_free_memory();
+        bidtb::internal::resources::release_free_memory();
         if total > 1 {
             self.line(&format!("material {k}/{total}: {name}"));
         }
@@ -369,7 +369,7 @@ pub(super) enum MethodArg {
 /// shared directory into a directory of its own, make it there, copy its files back.
 fn print_plan(
     jobs: &[generate::driver::Planned],
-    board: bidtb::geometry::Board,
+    board: bidtb::Board,
     out: &std::path::Path,
     json: bool,
 ) -> std::io::Result<()> {
@@ -418,7 +418,7 @@ fn print_plan(
 }
 
 /// The skipped jobs, one clause each.
-fn skipped_list(skipped: &[bidtb::generate::driver::Skipped]) -> String {
+fn skipped_list(skipped: &[bidtb::internal::generate::driver::Skipped]) -> String {
     skipped
         .iter()
         .map(|s| format!("{} skipped: {}", s.materials.join(", "), s.reason))
@@ -502,7 +502,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let estimate: usize = options
         .materials
         .iter()
-        .map(|&m| bidtb::index::estimate_positions(board, m))
+        .map(|&m| bidtb::internal::index::estimate_positions(board, m))
         .sum();
     let progress = Progress::new(quiet, method, max_iterations, estimate);
     // Ctrl-C and SIGTERM stop the run between two steps (a second one kills it).
@@ -518,12 +518,12 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         checkpoint_seconds,
         resume,
         stop: Some(&STOP),
-        spill_above: bidtb::resources::spill_above()
+        spill_above: bidtb::internal::resources::spill_above()
             .map_err(|e| (2, e))?
-            .unwrap_or(bidtb::progress::SPILL_ABOVE_BYTES),
-        page_above: bidtb::resources::page_above()
+            .unwrap_or(bidtb::internal::progress::SPILL_ABOVE_BYTES),
+        page_above: bidtb::internal::resources::page_above()
             .map_err(|e| (2, e))?
-            .unwrap_or(bidtb::progress::PAGE_ABOVE_BYTES),
+            .unwrap_or(bidtb::internal::progress::PAGE_ABOVE_BYTES),
         jobs: usize::from(jobs),
         ..generate::Control::default()
     };

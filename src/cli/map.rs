@@ -5,10 +5,10 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::svg;
-use bidtb::atomic;
-use bidtb::error::Error;
+use bidtb::Error;
 use bidtb::fen;
-use bidtb::probe::map::ValueMap;
+use bidtb::internal::atomic;
+use bidtb::internal::probe::map::ValueMap;
 
 /// The grid as text: three decimals per square, the pieces by their letters.
 fn human(map: &ValueMap) -> String {

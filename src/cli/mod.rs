@@ -23,8 +23,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use bidtb::error::Error;
-use bidtb::geometry::Board;
+use bidtb::Board;
+use bidtb::Error;
 
 /// Exact endgame tablebases for bidding chess (and random-turn chess).
 ///
@@ -315,10 +315,10 @@ fn parse_holdings(s: &str) -> Result<(u32, u32), String> {
     };
     let (w, b) = (n(w)?, n(b)?);
     match w.checked_add(b) {
-        Some(k) if (1..=bidtb::chips::MAX_TOTAL).contains(&k) => Ok((w, b)),
+        Some(k) if (1..=bidtb::internal::chips::MAX_TOTAL).contains(&k) => Ok((w, b)),
         _ => Err(format!(
             "{s}: the chips in all must be 1 to {}",
-            bidtb::chips::MAX_TOTAL
+            bidtb::internal::chips::MAX_TOTAL
         )),
     }
 }
@@ -388,8 +388,8 @@ pub fn main() -> ExitCode {
             fen,
         } => {
             let marker = match tiebreak {
-                TieBreak::White => bidtb::material::Color::White,
-                TieBreak::Black => bidtb::material::Color::Black,
+                TieBreak::White => bidtb::internal::material::Color::White,
+                TieBreak::Black => bidtb::internal::material::Color::Black,
             };
             let format = match (json, full) {
                 (true, _) => query::Format::Json,
@@ -455,8 +455,8 @@ pub const MAX_THREADS: u16 = 1024;
 /// space suffices to start, and the worker threads start (a clear error now rather than a
 /// panic deep inside the thread pool).
 fn start_up(command: &Command) -> Result<(), (u8, Error)> {
-    bidtb::resources::configured_limit().map_err(|e| (2, e))?;
-    bidtb::resources::check_address_space().map_err(|e| (1, e))?;
+    bidtb::internal::resources::configured_limit().map_err(|e| (2, e))?;
+    bidtb::internal::resources::check_address_space().map_err(|e| (1, e))?;
     let threads = match command {
         Command::Generate(args) => args.threads,
         _ => None,

@@ -8,13 +8,13 @@ use std::path::PathBuf;
 
 use num_rational::BigRational;
 
-use bidtb::error::Error;
+use bidtb::Color;
+use bidtb::Error;
+use bidtb::Tablebase;
 use bidtb::fen;
-use bidtb::material::Color;
-use bidtb::play::game::{color_name, parse_share};
-use bidtb::play::session::PlayError;
-use bidtb::play::{Match, Mode, Phase, Setup};
-use bidtb::probe::Tablebase;
+use bidtb::internal::play::game::{color_name, parse_share};
+use bidtb::internal::play::session::PlayError;
+use bidtb::internal::play::{Match, Mode, Phase, Setup};
 
 /// Which game.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]

@@ -4,9 +4,9 @@
 use std::path::Path;
 
 use crate::svg;
-use bidtb::atomic;
-use bidtb::error::Error;
-use bidtb::iterate::convergence::Convergence;
+use bidtb::Error;
+use bidtb::internal::atomic;
+use bidtb::internal::iterate::convergence::Convergence;
 
 /// The board name and first Richman iteration recorded in a run's `summary.json`.
 fn summary_facts(path: &Path) -> Result<(String, Option<u32>), Error> {

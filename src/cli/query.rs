@@ -3,14 +3,14 @@
 use std::io::Write;
 use std::path::Path;
 
-use bidtb::error::Error;
+use bidtb::Error;
+use bidtb::Value;
 use bidtb::fen;
-use bidtb::generate::report;
-use bidtb::material::{Color, Material};
-use bidtb::probe::chips::{ChipAdvice, ChipOutcome};
-use bidtb::probe::{self, MoveInfo, Probe, Tablebase};
-use bidtb::table;
-use bidtb::value::Value;
+use bidtb::internal::generate::report;
+use bidtb::internal::probe::chips::{ChipAdvice, ChipOutcome};
+use bidtb::internal::probe::{self, MoveInfo, Probe, Tablebase};
+use bidtb::internal::table;
+use bidtb::{Color, Material};
 
 /// The board drawn from a FEN placement (already validated), ranks numbered, files lettered.
 fn diagram(placement: &str) -> String {

@@ -5,8 +5,8 @@ use std::net::SocketAddr;
 use std::path::Path;
 
 use crate::server;
-use bidtb::error::Error;
-use bidtb::probe::Tablebase;
+use bidtb::Error;
+use bidtb::Tablebase;
 
 pub(super) fn run(
     dir: &Path,

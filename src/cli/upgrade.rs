@@ -1,16 +1,16 @@
 //! `bidtb upgrade`: rewrite the tables of earlier builds (format versions 1 to 3) in the
 //! version this build writes, in place and atomically, each checked against the old file
-//! before it is kept (see [`bidtb::table::upgrade`]).
+//! before it is kept (see [`bidtb::internal::table::upgrade`]).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use bidtb::dirlock::DirLock;
-use bidtb::error::Error;
-use bidtb::geometry::Board;
-use bidtb::table;
+use bidtb::Board;
+use bidtb::Error;
+use bidtb::internal::dirlock::DirLock;
+use bidtb::internal::table;
 
 /// One file's outcome.
 #[derive(Serialize)]

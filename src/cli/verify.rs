@@ -3,11 +3,11 @@
 use std::io::Write;
 use std::path::Path;
 
-use bidtb::error::Error;
-use bidtb::geometry::Board;
-use bidtb::material::Material;
-use bidtb::probe::Tablebase;
-use bidtb::verify::{self, BoardCheck};
+use bidtb::Board;
+use bidtb::Error;
+use bidtb::Material;
+use bidtb::Tablebase;
+use bidtb::internal::verify::{self, BoardCheck};
 
 fn human(check: &BoardCheck) -> String {
     let mut out = format!(

@@ -4,7 +4,7 @@
 //! 1. **index**: the positions of the job's materials ([`Index`]);
 //! 2. **graph**: their moves ([`Graph`]); moves into other materials become exits;
 //! 3. **boundary**: the exits' values, from materials solved before ([`Solved`]), those
-//!    that never decide anything left unread ([`boundary`]);
+//!    that never decide anything left unread ([`crate::boundary`]);
 //! 4. **method**: candidate values, by the study's iteration ([`crate::iterate`]: only on
 //!    the closed three-piece set, which it iterates jointly and reproduces 2644) or by exact
 //!    solves under improving strategies ([`mod@crate::solve`], any material, α and β
@@ -642,27 +642,30 @@ pub fn solve_job(
 
 /// Solve `options.materials` jointly in memory, after solving in memory whatever they need
 /// (each needed material alone, by the solve method): the library's one-call entry.
-pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
+pub fn solve(options: &Options, obs: &dyn Observer) -> Result<Solution, Error> {
     let needed: Vec<Material> = Material::with_dependencies(&options.materials)
         .into_iter()
         .filter(|m| !options.materials.contains(m))
         .collect();
     let mut solved = driver::InMemory::default();
+    let never_stopped = || Error::Usage("a run without a stop flag was stopped".into());
     if !needed.is_empty() {
         let mut deps = Options::solve(options.board);
         deps.materials = needed;
-        match driver::run(&deps, obs, &Control::default(), &mut solved) {
-            Ok(driver::Driven::Finished(_, skipped)) if skipped.is_empty() => {}
-            Ok(driver::Driven::Finished(_, skipped)) => {
-                panic!(
-                    "the materials needed on {} were skipped: {skipped:?}",
-                    options.board
-                )
+        match driver::run(&deps, obs, &Control::default(), &mut solved)? {
+            driver::Driven::Finished(_, skipped) if skipped.is_empty() => {}
+            driver::Driven::Finished(_, skipped) => {
+                return Err(Error::Resources(format!(
+                    "the materials needed on {} were skipped: {}",
+                    options.board,
+                    skipped
+                        .iter()
+                        .map(|s| format!("{} ({})", s.materials.join(", "), s.reason))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                )));
             }
-            Ok(driver::Driven::Interrupted(_)) => {
-                unreachable!("without a stop flag a run never stops")
-            }
-            Err(e) => panic!("the materials needed on {} failed: {e}", options.board),
+            driver::Driven::Interrupted(_) => return Err(never_stopped()),
         }
     }
     match solve_job(
@@ -671,10 +674,9 @@ pub fn solve(options: &Options, obs: &dyn Observer) -> Solution {
         obs,
         &Control::default(),
         &solved,
-    ) {
-        Ok(Run::Finished(sol)) => *sol,
-        Ok(Run::Interrupted { .. }) => unreachable!("without a stop flag a run never stops"),
-        Err(e) => panic!("{} failed: {e}", options.board),
+    )? {
+        Run::Finished(sol) => Ok(*sol),
+        Run::Interrupted { .. } => Err(never_stopped()),
     }
 }
 

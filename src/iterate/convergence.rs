@@ -192,7 +192,7 @@ mod tests {
     fn the_record_of_a_run_round_trips_and_adds_up() {
         let mut options = Options::new(Board::new(4, 3).unwrap());
         options.guesses = true;
-        let sol = generate::solve(&options, &generate::Silent);
+        let sol = generate::solve(&options, &generate::Silent).expect("solves");
         let rec = record(&sol);
         assert!(!rec.settled);
         assert_eq!(
@@ -219,7 +219,8 @@ mod tests {
     /// per position that does not start at its final guess, each at its last change.
     #[test]
     fn the_settled_record_counts_last_changes() {
-        let sol = generate::solve(&Options::new(Board::new(4, 3).unwrap()), &generate::Silent);
+        let sol = generate::solve(&Options::new(Board::new(4, 3).unwrap()), &generate::Silent)
+            .expect("solves");
         let rec = record(&sol);
         assert!(rec.settled);
         assert_eq!(

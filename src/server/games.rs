@@ -27,9 +27,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{AppState, error, status};
-use bidtb::material::Color;
-use bidtb::play::session::PlayError;
-use bidtb::play::{Match, Mode, Setup};
+use bidtb::Color;
+use bidtb::internal::play::session::PlayError;
+use bidtb::internal::play::{Match, Mode, Setup};
 
 /// The games under way.
 pub struct Games {
@@ -160,7 +160,7 @@ fn setup(body: NewGame) -> Result<Setup, Fail> {
     };
     let share = match body.bankroll.as_deref() {
         Some(b) if mode == Mode::Money => Some(
-            bidtb::play::game::parse_share(b)
+            bidtb::internal::play::game::parse_share(b)
                 .filter(|x| *x <= num_rational::BigRational::from_integer(1.into()))
                 .ok_or_else(|| {
                     bad(format!(

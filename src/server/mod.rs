@@ -34,10 +34,10 @@ use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::json;
 
-use bidtb::error::Error;
-use bidtb::material::Color;
-use bidtb::probe::Tablebase;
-use bidtb::probe::map::ValueMap;
+use bidtb::Color;
+use bidtb::Error;
+use bidtb::Tablebase;
+use bidtb::internal::probe::map::ValueMap;
 
 /// What every request shares: the tables, and the games under way.
 pub struct AppState {
@@ -46,7 +46,7 @@ pub struct AppState {
     /// The games against the engine.
     pub games: games::Games,
     /// The chip ranks the games share.
-    pub ranks: bidtb::play::chips::ChipMemory,
+    pub ranks: bidtb::internal::play::chips::ChipMemory,
 }
 
 /// How many games a server keeps, and for how long untouched.

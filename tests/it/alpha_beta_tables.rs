@@ -11,15 +11,15 @@
 use crate::common;
 use std::path::Path;
 
-use bidtb::certificate;
-use bidtb::generate::{Options, Silent, Solution, UpperBound, report, solve};
-use bidtb::probe::map::ValueMap;
-use bidtb::probe::{Tablebase, fraction};
-use bidtb::value::Images;
-use bidtb::{Material, Value, table, verify};
+use bidtb::internal::certificate;
+use bidtb::internal::generate::{Options, Silent, Solution, UpperBound, report, solve};
+use bidtb::internal::probe::map::ValueMap;
+use bidtb::internal::probe::{Tablebase, fraction};
+use bidtb::internal::value::Images;
+use bidtb::{Material, Value, internal::table, internal::verify};
 
 fn solve_board(spec: &str) -> Solution {
-    let sol = solve(&Options::solve(spec.parse().unwrap()), &Silent);
+    let sol = solve(&Options::solve(spec.parse().unwrap()), &Silent).expect("solves");
     assert!(sol.certified() && sol.alpha_below_beta.is_empty(), "{spec}");
     sol
 }

@@ -3,15 +3,15 @@
 
 use crate::common::bidtb;
 
-use bidtb::generate::atlas::{self, Row};
-use bidtb::generate::{self, Method, Options, Silent, Solution};
+use bidtb::internal::generate::atlas::{self, Row};
+use bidtb::internal::generate::{self, Method, Options, Silent, Solution};
 use bidtb::{Board, Value, fen};
 use std::path::Path;
 
 fn run(board: Board, method: Method) -> Solution {
     let mut options = Options::new(board);
     options.method = method;
-    generate::solve(&options, &Silent)
+    generate::solve(&options, &Silent).expect("solves")
 }
 
 /// The row of a board without the fields that depend on how and when it was made.

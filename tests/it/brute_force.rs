@@ -4,13 +4,13 @@
 
 use std::collections::HashMap;
 
-use bidtb::generate::{self, Options, Silent};
-use bidtb::graph::Graph;
-use bidtb::index::Index;
-use bidtb::iterate::guesses::Guesses;
-use bidtb::iterate::kernel::Kernel;
-use bidtb::rules::{self, Outcome};
-use bidtb::value::simplest_between;
+use bidtb::internal::generate::{self, Options, Silent};
+use bidtb::internal::graph::Graph;
+use bidtb::internal::index::Index;
+use bidtb::internal::iterate::guesses::Guesses;
+use bidtb::internal::iterate::kernel::Kernel;
+use bidtb::internal::rules::{self, Outcome};
+use bidtb::internal::value::simplest_between;
 use bidtb::{Board, Material, Position, Square, Value};
 use num_rational::Ratio;
 use num_traits::{One, Zero};
@@ -126,7 +126,7 @@ impl Reference {
     }
 }
 
-fn engine_value(kernel_view: &bidtb::iterate::kernel::View<'_>, i: usize) -> Q {
+fn engine_value(kernel_view: &bidtb::internal::iterate::kernel::View<'_>, i: usize) -> Q {
     kernel_view.value(i).to_ratio()
 }
 
@@ -197,7 +197,7 @@ fn compare(files: u8, ranks: u8) {
         options.check_every = 1;
         options.retire_every = 1;
         options.max_iterations = Some(5000);
-        let sol = generate::solve(&options, &Silent);
+        let sol = generate::solve(&options, &Silent).expect("solves");
         let it = sol.iteration().unwrap();
         assert_eq!(it.settled, !guesses);
         assert_eq!(sol.first_richman_iteration(), Some(max_last), "{board}");
@@ -213,7 +213,7 @@ fn compare(files: u8, ranks: u8) {
     // The solve method reaches the reference's Richman function by another road: the
     // materials jointly, and one material at a time in dependency order.
     let options = Options::solve(board);
-    let solved = generate::solve(&options, &Silent);
+    let solved = generate::solve(&options, &Silent).expect("solves");
     assert!(solved.certified(), "{board}");
     let one_by_one = generate::solve_all(&options, &Silent).unwrap();
     assert_eq!(one_by_one.len(), 6);

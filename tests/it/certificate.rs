@@ -1,13 +1,13 @@
 //! Issue acceptance: every class certified (α = s = β proved) on small boards, and the
 //! closures' levels consistent with the values.
 
-use bidtb::certificate::UNREACHED;
-use bidtb::generate::{Options, Silent, solve};
+use bidtb::internal::certificate::UNREACHED;
+use bidtb::{Options, Silent, solve};
 
 #[test]
 fn small_boards_are_certified_in_every_class() {
     for board in ["4x4", "3x4", "8x3", "2x2", "3x3"] {
-        let sol = solve(&Options::new(board.parse().unwrap()), &Silent);
+        let sol = solve(&Options::new(board.parse().unwrap()), &Silent).expect("solves");
         assert!(sol.converged(), "{board}");
         assert!(sol.certified(), "{board}");
         for (m, c) in &sol.classes {
@@ -33,7 +33,7 @@ fn small_boards_are_certified_in_every_class() {
 fn a_capped_run_has_no_certificate() {
     let mut options = Options::new("4x4".parse().unwrap());
     options.max_iterations = Some(10);
-    let sol = solve(&options, &Silent);
+    let sol = solve(&options, &Silent).expect("solves");
     assert!(!sol.converged());
     assert!(sol.certificate.is_none());
     assert!(!sol.certified());

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use crate::common::bidtb;
-use bidtb::probe::Tablebase;
-use bidtb::{Board, Material, index};
+use bidtb::Tablebase;
+use bidtb::{Board, Material, internal::index};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 
@@ -217,7 +217,7 @@ fn chip_files_are_checked_and_kept() {
 /// (file checksums recomputed, so it opens) fails the fixed-point equation.
 #[test]
 fn verify_rechecks_chip_files() {
-    use bidtb::chips::file::{self, ChipTable};
+    use bidtb::internal::chips::file::{self, ChipTable};
     let dir = tempfile::tempdir().unwrap();
     make(dir.path(), "4x4", &[10, 12]);
     let out = dir.path().to_str().unwrap();

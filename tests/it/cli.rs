@@ -516,7 +516,7 @@ fn the_solve_method_writes_tables_that_verify() {
         let read =
             |d: &std::path::Path| std::fs::read(d.join(format!("5x4/{class}.bidtb"))).unwrap();
         let (a, b) = (read(&root), read(&iterated));
-        let h = bidtb::table::HEADER_LEN;
+        let h = bidtb::internal::table::HEADER_LEN;
         assert_eq!(a[h..], b[h..], "{class}");
     }
     let (code, stdout, _) = bidtb(&[

@@ -185,7 +185,7 @@ fn en_passant_by_hand_on_3x5() {
 /// the transposed position on 4x3.
 #[test]
 fn self_mirror_materials_and_transposed_boards() {
-    use bidtb::index::MaterialIndex;
+    use bidtb::internal::index::MaterialIndex;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
     for board in ["3x4", "4x3"] {

@@ -9,9 +9,9 @@
 use std::path::Path;
 use std::sync::LazyLock;
 
-use bidtb::generate::{Options, Silent, report, solve_all};
-use bidtb::probe::Tablebase;
-use bidtb::{Board, Material, Position, Square, fen, table};
+use bidtb::Tablebase;
+use bidtb::internal::generate::{Options, Silent, report, solve_all};
+use bidtb::{Board, Material, Position, Square, fen, internal::table};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -228,9 +228,9 @@ fn probe_everything(dir: &Path, material: Material) {
         return;
     };
     let board: Board = "4x4".parse().unwrap();
-    let space = bidtb::index::key_space(board, material);
+    let space = bidtb::internal::index::key_space(board, material);
     for k in (0..space).step_by(371) {
-        let Some(pos) = bidtb::index::position_of_key(board, material, k) else {
+        let Some(pos) = bidtb::internal::index::position_of_key(board, material, k) else {
             continue;
         };
         if pos.validate(board).is_ok() {

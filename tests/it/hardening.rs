@@ -5,7 +5,7 @@
 use crate::common;
 use crate::common::bidtb;
 
-use bidtb::dirlock::DirLock;
+use bidtb::internal::dirlock::DirLock;
 
 /// A second `generate` in a directory that a live run holds is refused, names the holder
 /// and touches nothing there (the first run's checkpoints and temporaries stay).
@@ -79,11 +79,11 @@ fn an_output_path_that_is_a_file_is_named() {
 /// from the start, ending with the right table.
 #[test]
 fn a_forged_checkpoint_is_named_set_aside_and_the_material_solved_afresh() {
-    use bidtb::graph::Graph;
-    use bidtb::index::Index;
-    use bidtb::material::Material;
-    use bidtb::solve::checkpoint::{self, Job};
-    use bidtb::solve::{self, Bound, Game, Settings};
+    use bidtb::Material;
+    use bidtb::internal::graph::Graph;
+    use bidtb::internal::index::Index;
+    use bidtb::internal::solve::checkpoint::{self, Job};
+    use bidtb::internal::solve::{self, Bound, Game, Settings};
     use bidtb::{Board, Value};
 
     let dir = tempfile::tempdir().unwrap();

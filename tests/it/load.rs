@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use crate::common::{Server, tables_8x8};
-use bidtb::{Board, Material, fen, index};
+use bidtb::{Board, Material, fen, internal::index};
 
 const CLIENTS: usize = 50;
 const QUERIES: usize = 20_000;
@@ -48,7 +48,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 #[test]
 fn fifty_clients_twenty_thousand_queries() {
     let (root, _) = tables_8x8();
-    let tb = bidtb::probe::Tablebase::open(&root).unwrap();
+    let tb = bidtb::internal::probe::Tablebase::open(&root).unwrap();
     let fens = positions(QUERIES);
     let want: Vec<String> = fens
         .iter()

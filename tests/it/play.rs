@@ -15,16 +15,16 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
 use crate::common::bidtb;
-use bidtb::chips::Total;
+use bidtb::Board;
+use bidtb::Color;
+use bidtb::Position;
+use bidtb::Tablebase;
 use bidtb::fen;
-use bidtb::geometry::Board;
-use bidtb::material::Color;
-use bidtb::play::chips::{self as chip_engine, ChipMemory, Seat};
-use bidtb::play::engine::{self, Choice, MoneyMemory, ratio};
-use bidtb::play::{Bid, Game, Phase, Purse};
-use bidtb::position::Position;
-use bidtb::probe::Tablebase;
-use bidtb::rules;
+use bidtb::internal::chips::Total;
+use bidtb::internal::play::chips::{self as chip_engine, ChipMemory, Seat};
+use bidtb::internal::play::engine::{self, Choice, MoneyMemory, ratio};
+use bidtb::internal::play::{Bid, Game, Phase, Purse};
+use bidtb::internal::rules;
 use std::str::FromStr;
 
 const CHIPS: u32 = 12;
@@ -208,7 +208,7 @@ fn greedy_chip_move(tb: &Tablebase, g: &Game, side: Color, rng: &mut StdRng) -> 
             let th = tb.chips_after(board, &m.outcome, &t).unwrap();
             let w = match side {
                 Color::White => th.win,
-                Color::Black => th.win_of(&t, bidtb::chips::Side::Black),
+                Color::Black => th.win_of(&t, bidtb::internal::chips::Side::Black),
             };
             (w, m.uci(board))
         })
@@ -516,7 +516,7 @@ fn chip_games(tb: &Tablebase, board: Board, seed: u64) {
         let t = tb.chip_thresholds(board, &pos, CHIPS).unwrap();
         let need = match me {
             Color::White => t.win,
-            Color::Black => t.win_of(&total, bidtb::chips::Side::Black),
+            Color::Black => t.win_of(&total, bidtb::internal::chips::Side::Black),
         };
         if need > 2 * CHIPS + 1 {
             continue;
@@ -609,7 +609,7 @@ fn in_random_turn_the_engine_wins_as_often_as_the_value_says() {
 /// games a person wins by following the advice.
 #[test]
 fn the_engine_bids_afresh_every_round() {
-    use bidtb::play::{Match, Mode, Setup};
+    use bidtb::internal::play::{Match, Mode, Setup};
     let tb = shared("4x4");
     let board = Board::new(4, 4).unwrap();
     for seed in 0..20u64 {
@@ -674,10 +674,10 @@ fn the_engine_bids_afresh_every_round() {
 /// the first sweep whose threshold it meets.
 #[test]
 fn chip_ranks_end_at_the_chip_files() {
-    use bidtb::chips::ranks::ranks;
-    use bidtb::chips::{Side, terminals};
-    use bidtb::graph::Graph;
-    use bidtb::index::Index;
+    use bidtb::internal::chips::ranks::ranks;
+    use bidtb::internal::chips::{Side, terminals};
+    use bidtb::internal::graph::Graph;
+    use bidtb::internal::index::Index;
     let tb = shared("4x4");
     let board = Board::new(4, 4).unwrap();
     let total = Total::new(CHIPS);
@@ -718,7 +718,7 @@ fn chip_ranks_end_at_the_chip_files() {
 /// advice always names a move or a hand-over (at the bid, for a bid won, and after it).
 #[test]
 fn with_chips_the_advice_wins() {
-    use bidtb::play::{Match, Mode, Setup};
+    use bidtb::internal::play::{Match, Mode, Setup};
     let tb = shared("4x4");
     let board = Board::new(4, 4).unwrap();
     let mut rng = StdRng::seed_from_u64(99);
@@ -730,7 +730,10 @@ fn with_chips_the_advice_wins() {
         let (need, human) = if rng.random_bool(0.5) {
             (t.win, Color::White)
         } else {
-            (t.win_of(&total, bidtb::chips::Side::Black), Color::Black)
+            (
+                t.win_of(&total, bidtb::internal::chips::Side::Black),
+                Color::Black,
+            )
         };
         if need > 2 * CHIPS + 1 {
             continue;

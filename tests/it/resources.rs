@@ -60,7 +60,7 @@ fn a_full_disk_leaves_the_previous_tables_intact() {
     assert!(
         names
             .iter()
-            .all(|n| !n.starts_with('.') || n == bidtb::dirlock::LOCK_FILE),
+            .all(|n| !n.starts_with('.') || n == bidtb::internal::dirlock::LOCK_FILE),
         "temporaries left: {names:?}"
     );
 }

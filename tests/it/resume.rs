@@ -36,7 +36,7 @@ impl Schedule {
 fn result(dir: &Path, board: &str) -> Vec<(String, Vec<u8>)> {
     let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.join(board))
         .unwrap()
-        .filter(|e| e.as_ref().unwrap().file_name() != bidtb::dirlock::LOCK_FILE)
+        .filter(|e| e.as_ref().unwrap().file_name() != bidtb::internal::dirlock::LOCK_FILE)
         .map(|e| {
             let e = e.unwrap();
             let name = e.file_name().to_string_lossy().into_owned();
@@ -245,7 +245,7 @@ fn ctrl_c_stops_cleanly_with_a_checkpoint() {
     let names: Vec<String> = std::fs::read_dir(dir.path().join("8x8"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n != bidtb::dirlock::LOCK_FILE)
+        .filter(|n| n != bidtb::internal::dirlock::LOCK_FILE)
         .collect();
     assert!(
         names
@@ -414,10 +414,10 @@ fn stopped_and_killed_solve_runs_resume_to_the_uninterrupted_result() {
 #[test]
 fn unusable_solve_checkpoints_are_refused_by_name() {
     use bidtb::Material;
-    use bidtb::graph::Graph;
-    use bidtb::index::Index;
-    use bidtb::solve::checkpoint::{self, Job};
-    use bidtb::solve::{self, Bound, Game, Settings};
+    use bidtb::internal::graph::Graph;
+    use bidtb::internal::index::Index;
+    use bidtb::internal::solve::checkpoint::{self, Job};
+    use bidtb::internal::solve::{self, Bound, Game, Settings};
 
     let plain = tempfile::tempdir().unwrap();
     let p = plain.path().to_str().unwrap();
@@ -566,7 +566,7 @@ struct StopAt<'a> {
     flag: &'a std::sync::atomic::AtomicBool,
 }
 
-impl bidtb::progress::Observer for StopAt<'_> {
+impl bidtb::internal::progress::Observer for StopAt<'_> {
     fn notice_detail(&self, text: &str) {
         if text == self.stage {
             self.flag.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -576,16 +576,16 @@ impl bidtb::progress::Observer for StopAt<'_> {
 
 #[test]
 fn a_stop_before_beta_keeps_a_state_keeps_alphas_final_one() {
-    use bidtb::boundary;
-    use bidtb::generate::driver::{self, InMemory};
-    use bidtb::generate::{Options, Silent};
-    use bidtb::graph::Graph;
-    use bidtb::index::Index;
-    use bidtb::progress::Control;
-    use bidtb::solve::Bound;
-    use bidtb::solve::checkpoint::{self, Job, Loaded};
-    use bidtb::solve::run::{Run, run};
+    use bidtb::internal::boundary;
+    use bidtb::internal::generate::driver::{self, InMemory};
+    use bidtb::internal::graph::Graph;
+    use bidtb::internal::index::Index;
+    use bidtb::internal::progress::Control;
+    use bidtb::internal::solve::Bound;
+    use bidtb::internal::solve::checkpoint::{self, Job, Loaded};
+    use bidtb::internal::solve::run::{Run, run};
     use bidtb::{Board, Material};
+    use bidtb::{Options, Silent};
 
     // 3x4 KPvKP: α < β at 11 positions, so β is solved apart after α.
     let board = Board::new(3, 4).unwrap();
@@ -655,7 +655,7 @@ fn a_stop_before_beta_keeps_a_state_keeps_alphas_final_one() {
         .unwrap(),
     );
     assert_eq!(resumed.alpha.values.values(), plain.alpha.values.values());
-    let beta = |o: &bidtb::solve::run::Outcome| {
+    let beta = |o: &bidtb::internal::solve::run::Outcome| {
         o.beta
             .as_ref()
             .expect("beta apart")
@@ -708,7 +708,7 @@ fn jobs_side_by_side_make_the_files_of_one_after_another() {
 /// Raises the stop flag when the first job has finished.
 struct StopAfterFirst<'a>(&'a std::sync::atomic::AtomicBool);
 
-impl bidtb::progress::Observer for StopAfterFirst<'_> {
+impl bidtb::internal::progress::Observer for StopAfterFirst<'_> {
     fn finished(&self, k: usize, _total: usize, _line: &str) {
         if k == 1 {
             self.0.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -720,9 +720,9 @@ impl bidtb::progress::Observer for StopAfterFirst<'_> {
 /// before the next job: the run is not reported finished with materials missing.
 #[test]
 fn a_stop_between_jobs_interrupts_the_run_before_the_next() {
-    use bidtb::generate::Options;
-    use bidtb::generate::driver::{self, Driven, InMemory};
-    use bidtb::progress::Control;
+    use bidtb::Options;
+    use bidtb::internal::generate::driver::{self, Driven, InMemory};
+    use bidtb::internal::progress::Control;
     use bidtb::{Board, Material};
 
     let mut options = Options::solve(Board::new(4, 4).unwrap());

@@ -2,7 +2,7 @@
 //! first Richman iteration and certificate as a run that computes every position to the
 //! end; and it does retire positions.
 
-use bidtb::generate::{self, Options, Silent, Solution};
+use bidtb::internal::generate::{self, Options, Silent, Solution};
 use bidtb::{Board, Material};
 
 fn solve(board: Board, retire_every: u32) -> Solution {
@@ -12,7 +12,7 @@ fn solve(board: Board, retire_every: u32) -> Solution {
     options.retire_every = retire_every;
     // A broken retirement may keep the run from converging: fail, do not hang.
     options.max_iterations = Some(5000);
-    generate::solve(&options, &Silent)
+    generate::solve(&options, &Silent).expect("solves")
 }
 
 fn same_results(files: u8, ranks: u8) {
@@ -58,9 +58,9 @@ fn retiring_changes_no_result_on_5x4() {
 /// position, at every later iteration, across a widening.
 #[test]
 fn compacting_the_kernel_changes_no_kept_value() {
-    use bidtb::graph::Graph;
-    use bidtb::index::Index;
-    use bidtb::iterate::kernel::Kernel;
+    use bidtb::internal::graph::Graph;
+    use bidtb::internal::index::Index;
+    use bidtb::internal::iterate::kernel::Kernel;
 
     let index = Index::three_piece(Board::new(5, 4).unwrap());
     let graph = Graph::new(&index);

@@ -117,7 +117,7 @@ fn the_api_answers_as_the_command_line_does() {
 fn concurrent_clients_get_the_right_answers() {
     let dir = tempfile::tempdir().unwrap();
     generate(dir.path(), "4x4");
-    let tb = bidtb::probe::Tablebase::open(dir.path()).unwrap();
+    let tb = bidtb::internal::probe::Tablebase::open(dir.path()).unwrap();
     let want: Vec<String> = FENS
         .iter()
         .map(|f| tb.probe_fen(f).unwrap().to_json().to_string())

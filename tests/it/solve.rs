@@ -1,15 +1,15 @@
 //! The solve method against the study's method and against games built to fool it.
 
-use bidtb::generate::{self, Method, Options, Silent, Solution, report};
-use bidtb::graph::Graph;
-use bidtb::index::Index;
-use bidtb::solve::{self, Bound, Game, Settings, SolveError, proves};
-use bidtb::{Board, Position, Square, Value, table};
+use bidtb::internal::generate::{self, Method, Options, Silent, Solution, report};
+use bidtb::internal::graph::Graph;
+use bidtb::internal::index::Index;
+use bidtb::internal::solve::{self, Bound, Game, Settings, SolveError, proves};
+use bidtb::{Board, Position, Square, Value, internal::table};
 
 fn run(board: Board, method: Method) -> Solution {
     let mut options = Options::new(board);
     options.method = method;
-    generate::solve(&options, &Silent)
+    generate::solve(&options, &Silent).expect("solves")
 }
 
 /// The table files of a run, without their headers (which hold the iteration
@@ -186,9 +186,9 @@ fn pawnless_values_agree_under_transposition() {
 /// running in parallel) and resumed from what they kept give the uninterrupted values.
 #[test]
 fn stopped_evaluations_resume_to_the_same_values() {
-    use bidtb::solve::BoundState;
-    use bidtb::solve::evaluate;
-    use bidtb::solve::keep::{BoundStateRef, EvalState, EvalStateRef, Keeper};
+    use bidtb::internal::solve::BoundState;
+    use bidtb::internal::solve::evaluate;
+    use bidtb::internal::solve::keep::{BoundStateRef, EvalState, EvalStateRef, Keeper};
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -211,7 +211,7 @@ fn stopped_evaluations_resume_to_the_same_values() {
     let counting = Keeper::new(&count, None, &|_| {});
     // Every numerator paged (BIDTB_PAGE_ABOVE=0): the same values.
     let dir = tempfile::tempdir().unwrap();
-    let paging = bidtb::solve::spill::Filing {
+    let paging = bidtb::internal::solve::spill::Filing {
         dir: dir.path().to_path_buf(),
         above: 0,
     };
@@ -295,8 +295,8 @@ fn stopped_evaluations_resume_to_the_same_values() {
 /// on a small board, and for both bounds on a game where they differ.
 #[test]
 fn stopped_solves_resume_to_the_same_values() {
-    use bidtb::solve::keep::{BoundStateRef, Keeper};
-    use bidtb::solve::{BoundState, solve_bound_kept};
+    use bidtb::internal::solve::keep::{BoundStateRef, Keeper};
+    use bidtb::internal::solve::{BoundState, solve_bound_kept};
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -4,17 +4,17 @@
 
 use std::path::Path;
 
-use bidtb::generate::{Options, Silent, Solution, report, solve};
-use bidtb::index::{self, Index};
-use bidtb::probe::Tablebase;
-use bidtb::{Board, Error, Material, Position, Value, fen, table, verify};
+use bidtb::Tablebase;
+use bidtb::internal::generate::{Options, Silent, Solution, report, solve};
+use bidtb::internal::index::{self, Index};
+use bidtb::{Board, Error, Material, Position, Value, fen, internal::table, internal::verify};
 
 fn m(name: &str) -> Material {
     name.parse().unwrap()
 }
 
 fn solve_board(spec: &str) -> Solution {
-    let sol = solve(&Options::new(spec.parse().unwrap()), &Silent);
+    let sol = solve(&Options::new(spec.parse().unwrap()), &Silent).expect("solves");
     assert!(sol.certified(), "{spec}");
     sol
 }
@@ -23,7 +23,7 @@ fn solve_board(spec: &str) -> Solution {
 fn write_tables(sol: &Solution, root: &Path) {
     let dir = root.join(sol.board.to_string());
     std::fs::create_dir_all(&dir).unwrap();
-    bidtb::generate::write::write_tables(sol, &dir, false).unwrap();
+    bidtb::internal::generate::write::write_tables(sol, &dir, false).unwrap();
 }
 
 /// Every valid position of the board's three-piece materials, without symmetry
@@ -309,7 +309,7 @@ fn verification_catches_tampered_values_and_levels() {
             .unwrap()
             .probe_fen("4/4/4/K2k")
             .unwrap();
-        assert_eq!(bidtb::probe::fraction(&probed.value), "1/2");
+        assert_eq!(bidtb::internal::probe::fraction(&probed.value), "1/2");
     }
 
     // KvK is 1/2 everywhere; 1/3 everywhere is refused.
@@ -393,7 +393,7 @@ fn value_maps_agree_with_probes_square_by_square() {
     for pos in all_positions(board) {
         for shown in [pos, pos.mirror(board)] {
             let fen = fen::write(board, &shown);
-            let map = bidtb::probe::map::ValueMap::of_fen(&tb, &fen).unwrap();
+            let map = bidtb::internal::probe::map::ValueMap::of_fen(&tb, &fen).unwrap();
             assert_eq!(map.fen, fen);
             for (r, row) in map.rows().iter().enumerate() {
                 for (f, &s) in row.iter().enumerate() {

@@ -11,7 +11,7 @@ use crate::common::bidtb;
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
 /// The version this build writes.
-const CURRENT: u32 = bidtb::table::VERSION;
+const CURRENT: u32 = bidtb::internal::table::VERSION;
 
 /// The tables of format version `version`'s fixtures, copied to `to`: (board, material)
 /// of each.

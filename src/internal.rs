@@ -1,0 +1,52 @@
+//! The engine's parts, named for the project's own command line, server, Python bindings,
+//! tests and benches: not API (names and signatures change without notice), hidden from
+//! the documentation. The library's API is the `pub use` block of `lib.rs`.
+
+#[path = "atomic.rs"]
+pub mod atomic;
+#[path = "boundary.rs"]
+pub mod boundary;
+#[path = "certificate.rs"]
+pub mod certificate;
+#[path = "chips/mod.rs"]
+pub mod chips;
+#[path = "container.rs"]
+pub mod container;
+#[path = "dirlock.rs"]
+pub mod dirlock;
+#[path = "error.rs"]
+pub mod error;
+#[path = "fen.rs"]
+pub mod fen;
+#[path = "generate/mod.rs"]
+pub mod generate;
+#[path = "geometry.rs"]
+pub mod geometry;
+#[path = "graph.rs"]
+pub mod graph;
+#[path = "index.rs"]
+pub mod index;
+#[path = "iterate/mod.rs"]
+pub mod iterate;
+#[path = "material.rs"]
+pub mod material;
+#[path = "play/mod.rs"]
+pub mod play;
+#[path = "position.rs"]
+pub mod position;
+#[path = "probe/mod.rs"]
+pub mod probe;
+#[path = "progress.rs"]
+pub mod progress;
+#[path = "resources.rs"]
+pub mod resources;
+#[path = "rules.rs"]
+pub mod rules;
+#[path = "solve/mod.rs"]
+pub mod solve;
+#[path = "table/mod.rs"]
+pub mod table;
+#[path = "value/mod.rs"]
+pub mod value;
+#[path = "verify/mod.rs"]
+pub mod verify;
