@@ -30,7 +30,11 @@ struct Example {
 /// The console sessions of one Markdown file, in order.
 fn examples(path: &Path) -> Vec<Example> {
     let text = std::fs::read_to_string(path).unwrap();
-    let file = path.strip_prefix(ROOT).unwrap_or(path).display().to_string();
+    let file = path
+        .strip_prefix(ROOT)
+        .unwrap_or(path)
+        .display()
+        .to_string();
     let mut out: Vec<Example> = Vec::new();
     let mut fence: Option<(String, bool)> = None; // the fence's marker, whether a console block
     for (number, line) in text.lines().enumerate() {
@@ -46,9 +50,9 @@ fn examples(path: &Path) -> Vec<Example> {
             if let Some(command) = line.strip_prefix("$ ") {
                 out.push(parse(&file, number + 1, command));
             } else {
-                let example = out
-                    .last_mut()
-                    .unwrap_or_else(|| panic!("{file}:{}: output before any `$ ` line", number + 1));
+                let example = out.last_mut().unwrap_or_else(|| {
+                    panic!("{file}:{}: output before any `$ ` line", number + 1)
+                });
                 match line.strip_prefix("? ") {
                     Some(code) if example.stdout.is_empty() => {
                         example.code = code.trim().parse().unwrap_or_else(|_| {
@@ -78,7 +82,10 @@ fn parse(file: &str, line: usize, command: &str) -> Example {
                 bar == 2 && words[0] == "printf",
                 "{file}:{line}: only `printf '…' | bidtb …` may pipe"
             );
-            (Some(words[1].replace("\\n", "\n")), words[bar + 1..].to_vec())
+            (
+                Some(words[1].replace("\\n", "\n")),
+                words[bar + 1..].to_vec(),
+            )
         }
         None => (None, words),
     };
@@ -128,7 +135,12 @@ fn run(files: &[PathBuf]) {
         let dir = tempfile::tempdir().unwrap();
         for example in examples(path) {
             count += 1;
-            eprintln!("{}:{}: $ bidtb {}", example.file, example.line, example.args.join(" "));
+            eprintln!(
+                "{}:{}: $ bidtb {}",
+                example.file,
+                example.line,
+                example.args.join(" ")
+            );
             let mut command = snapbox::cmd::Command::new(BIN)
                 .args(&example.args)
                 .current_dir(dir.path())
