@@ -38,7 +38,7 @@ use bidtb::geometry::Board;
 /// solves under improving strategies (`generate --method solve`, any board, any material),
 /// and proved by a certificate either way.
 ///
-/// Typical use: `bidtb generate` (8x8, under a minute), then
+/// Typical use: `bidtb generate` (the six three-piece materials on 8x8), then
 /// `bidtb query '3k3R/8/3K4/8/8/8/8/8'`, `bidtb verify` to re-prove the files, and
 /// `bidtb serve` to explore them in a browser at http://127.0.0.1:8080/.
 ///
@@ -232,18 +232,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Rewrite the tables of earlier builds in the format this build writes (version 4,
-    /// docs/src/format.md), in place: about half the bytes where values are long (8x8 KBvKN:
-    /// 9.5 GB to 4.8 GB), the same positions, values and levels.
+    /// Rewrite the tables of earlier builds in the format this build writes (version 5,
+    /// docs/src/format.md), in place: fewer bytes where values are long (each distinct
+    /// denominator stored once), the same positions, values and levels.
     ///
     /// Every table file of the board (or of every board directory in DIR) older than version
-    /// 4 is rewritten atomically, read back and compared with the old file position by
+    /// 5 is rewritten atomically, read back and compared with the old file position by
     /// position and value by value; if anything differed the old file would be put back.
     /// Files already current are left alone. Holds the board directory's lock, so not while
-    /// `generate` writes there. Holds one file's values decoded at a time (8x8 KBvKN: 9.5 GB
-    /// of digits; upgrading the 33 8x8 tables peaked at 23.1 GB resident, the mapped pages
-    /// of the old and new file included, in 6 minutes). Tables of earlier versions are read
-    /// as they are; upgrading only saves space.
+    /// `generate` writes there. Holds one file's values decoded at a time, and maps the old
+    /// and the new file. Tables of earlier versions are read as they are; upgrading saves
+    /// space and lets a query check only the dictionary blocks it reads.
     /// Exit status 1 if any file was not upgraded (each is named).
     Upgrade {
         /// Directory holding the tables.
