@@ -112,11 +112,11 @@ def render_record(record):
     lines = ["| " + " | ".join(record["columns"]) + " |", "|---" * len(record["columns"]) + "|"]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in record["rows"]]
     lines.append("")
-    labels = {"totals": "the run", "stage_seconds": "seconds by stage, summed over jobs"}
+    labels = {"totals": "the whole run", "stage_seconds": "stage (seconds, summed over the jobs)"}
     for key in ("totals", "stage_seconds"):
         if key in record:
-            lines.append(f"{labels[key].capitalize()}: " + "; ".join(
-                f"{k.replace('_', ' ')} {cell(v)}" for k, v in record[key].items()) + ".")
+            lines += [f"| {labels[key]} | |", "|---|---|"]
+            lines += [f"| {k.replace('_', ' ')} | {cell(v)} |" for k, v in record[key].items()]
             lines.append("")
     if record.get("caption"):
         lines += [record["caption"], ""]
