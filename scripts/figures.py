@@ -1,6 +1,17 @@
 #!/usr/bin/env python3
-"""The README's figures of four-piece runs, from DIR/FxR/summary.json files written by
-`bidtb generate --pieces 4 --method solve`.
+"""The book's figures: tables rendered from data, never typed by hand.
+
+    scripts/figures.py --records [--check]
+
+renders every record docs/records/NAME.json (a measurement: what, when, on which build and
+machine, by which command, and its table) to docs/src/figures/NAME.md. The book includes them with `{{#include}}`. With
+`--check` nothing is written: the script exits 1 if a committed figure differs from what its
+data renders (scripts/docs runs it so). To update a figure, measure again, write the record
+(by hand from the run's `/usr/bin/time -v` and summary.json, or with the modes below) and
+rerun this.
+
+The modes below print the tables of four-piece runs, from DIR/FxR/summary.json files written
+by `bidtb generate --pieces 4 --method solve`.
 
 One summary: one Markdown row per material (positions canonical and before symmetry,
 distinct values, digits of the largest denominator, positions with alpha < beta, zugzwangs,
@@ -89,7 +100,60 @@ def load(path):
     return from_records(path) if os.path.isdir(path) else json.load(open(path))
 
 
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+
+def cell(value):
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def render_record(record):
+    """One record as Markdown: its table, then where the figures come from."""
+    lines = ["| " + " | ".join(record["columns"]) + " |", "|---" * len(record["columns"]) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in record["rows"]]
+    lines.append("")
+    labels = {"totals": "the whole run", "stage_seconds": "stage (seconds, summed over the jobs)"}
+    for key in ("totals", "stage_seconds"):
+        if key in record:
+            lines += [f"| {labels[key]} | |", "|---|---|"]
+            lines += [f"| {k.replace('_', ' ')} | {cell(v)} |" for k, v in record[key].items()]
+            lines.append("")
+    if record.get("caption"):
+        lines += [record["caption"], ""]
+    lines.append(f"*Measured {record['measured']}, build {record['build']}, on {record['machine']}: "
+                 f"`{record['command']}`.*")
+    return "\n".join(lines) + "\n"
+
+
+def figures():
+    """{path: text} of every figure the data renders."""
+    out = {}
+    for path in sorted(glob.glob(os.path.join(ROOT, "docs", "records", "*.json"))):
+        name = os.path.splitext(os.path.basename(path))[0]
+        out[os.path.join(ROOT, "docs", "src", "figures", name + ".md")] = render_record(json.load(open(path)))
+    return out
+
+
+def records(check):
+    stale = 0
+    for path, text in figures().items():
+        old = open(path).read() if os.path.exists(path) else None
+        if old == text:
+            continue
+        if check:
+            stale += 1
+            print(f"{os.path.relpath(path, ROOT)}: differs from what its data renders "
+                  "(run scripts/figures.py --records)")
+        else:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            open(path, "w").write(text)
+            print(f"wrote {os.path.relpath(path, ROOT)}")
+    return 1 if stale else 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--records"]:
+        sys.exit(records("--check" in sys.argv[2:]))
     summaries = [load(p) for p in sys.argv[1:]]
     if len(summaries) == 1:
         one(summaries[0])

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-run time and peak memory for several boards (the README's scaling table).
+# Whole-run time and peak memory for several boards (the book's measurements, docs/src/measurements.md).
 # Usage: scripts/scaling.sh [BOARD...]               (default: 4x4 6x6 8x8; the iteration)
 #        METHOD=solve scripts/scaling.sh [BOARD...]  (the solve method; any board)
 # With the iteration 10x10 is capped (it does not converge within 30 minutes here).

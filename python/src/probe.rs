@@ -580,7 +580,7 @@ impl Tablebase {
         Ok(self.full(py, position)?.zugzwang)
     }
 
-    /// Bidding with whole chips (docs/CHIPS.md): with White holding `white` chips and
+    /// Bidding with whole chips (docs/src/guide/chips.md): with White holding `white` chips and
     /// Black `black`, the tie-break marker with `tiebreak` ("white" or "black"), read from
     /// the chip tables of `white + black` chips (`bidtb chips --chips K`). Returns a dict,
     /// as `bidtb query --json --chips W:B` prints under "chips": the holdings, the

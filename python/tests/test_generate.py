@@ -168,7 +168,7 @@ def test_ctrl_c_stops_the_run_and_resume_finishes_it(tmp_path: Path) -> None:
 
 
 def test_the_iteration_reproduces_2644(tmp_path: Path) -> None:
-    # SPEC §4: on 8x8, s_n is a Richman function first at n = 2644 (about 15 s).
+    # The reference values (docs/src/game.md): on 8x8, s_n is a Richman function first at n = 2644 (about 15 s).
     summary = bidtb.generate(board="8x8", method="iterate", out=tmp_path, progress=False)
     assert summary["first_richman_iteration"] == 2644
     assert summary["certified"]

@@ -1,4 +1,4 @@
-"""SPEC §4's reference values, the study's figure, and the values' properties."""
+"""The reference values (docs/src/game.md), the study's figure, and the values' properties."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import bidtb
 from helpers import all_positions, random_position
 
-# SPEC §4: White's pieces first, then the black king.
+# The reference values (docs/src/game.md): White's pieces first, then the black king.
 SPEC_VALUES = [
     ("3k3R/8/3K4/8/8/8/8/8", Fraction(3, 4)),  # WK d6, WR h8 / BK d8
     ("8/8/8/5k2/8/8/2K5/8", Fraction(1, 2)),  # WK c2 / BK f5

@@ -97,7 +97,7 @@ impl ChipTable {
             )));
         }
         // SAFETY: read-only and private; files are replaced by rename, never modified in
-        // place (docs/FORMAT.md, "Memory maps: the contract").
+        // place (docs/src/format.md, "Memory maps: the contract").
         let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
         let mut f = Fields::check(&map[..HEADER_LEN], MAGIC, &[VERSION], "chip").map_err(bad)?;
         let (files, ranks) = (f.u8().map_err(bad)?, f.u8().map_err(bad)?);

@@ -1,4 +1,4 @@
-//! Bidding chess with whole chips and the tie-break marker (docs/CHIPS.md): holdings, the
+//! Bidding chess with whole chips and the tie-break marker (docs/src/guide/chips.md): holdings, the
 //! bidding step, and the thresholds of a material's positions as the fixed point of that
 //! step over its game graph. Integers only.
 //!
@@ -92,7 +92,7 @@ impl Total {
 
 /// Whether the mover's side holding `h` (of 2K + 1) wins the bid step: some bid it may make
 /// leaves it at least `lo` if it wins the bid, whatever the other bids, and at least `hi`
-/// if the other wins it (docs/CHIPS.md, "Computing them exactly").
+/// if the other wins it (docs/src/guide/chips.md, "Computing them exactly").
 pub fn wins_with(k: u32, h: u32, lo: u32, hi: u32) -> bool {
     let n = 2 * k + 1;
     if h > n || lo > h {
@@ -297,7 +297,7 @@ impl Thresholds {
 mod tests {
     use super::*;
 
-    /// The bidding step by enumerating every pair of bids, as docs/CHIPS.md's rules state
+    /// The bidding step by enumerating every pair of bids, as docs/src/guide/chips.md's rules state
     /// them (not its formulas).
     fn by_enumeration(k: u32, h: u32, lo: u32, hi: u32) -> bool {
         let (w, m) = (h / 2, h % 2);

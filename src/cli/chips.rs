@@ -1,5 +1,5 @@
 //! `bidtb chips`: the chip tables of a board's value tables, for one chip total or a range
-//! (docs/CHIPS.md).
+//! (docs/src/guide/chips.md).
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -38,7 +38,7 @@ use bidtb::Error;
 /// solves under improving strategies (`generate --method solve`, any board, any material),
 /// and proved by a certificate either way.
 ///
-/// Typical use: `bidtb generate` (8x8, under a minute), then
+/// Typical use: `bidtb generate` (the six three-piece materials on 8x8), then
 /// `bidtb query '3k3R/8/3K4/8/8/8/8/8'`, `bidtb verify` to re-prove the files, and
 /// `bidtb serve` to explore them in a browser at http://127.0.0.1:8080/.
 ///
@@ -71,7 +71,7 @@ enum Command {
     /// then proved exact (the closures T and T′). Prints a summary and writes
     /// DIR/FxR/summary.json, DIR/FxR/quiescent.txt, DIR/FxR/alpha-below-beta.txt (where α < β),
     /// DIR/FxR/convergence.csv (iterate) and, for each material proved, its table
-    /// (DIR/FxR/KRvKN.bidtb; format in docs/FORMAT.md) and record (DIR/FxR/KRvKN.json). The
+    /// (DIR/FxR/KRvKN.bidtb; format in docs/src/format.md) and record (DIR/FxR/KRvKN.json). The
     /// two methods write the same tables, apart from the header's iteration fields.
     ///
     /// Each material's memory is estimated before it starts (against BIDTB_MEMORY_LIMIT,
@@ -122,7 +122,7 @@ enum Command {
         full: bool,
         /// With whole chips: White's and Black's holdings, W:B (e.g. 100:100), read from
         /// the chip tables of W + B chips (`bidtb chips --chips W+B`): who wins, the bid to
-        /// make and what to do with a bid won, and the thresholds (docs/CHIPS.md).
+        /// make and what to do with a bid won, and the thresholds (docs/src/guide/chips.md).
         #[arg(long, value_name = "W:B", value_parser = parse_holdings)]
         chips: Option<(u32, u32)>,
         /// Who holds the tie-break marker, with --chips.
@@ -171,7 +171,7 @@ enum Command {
     /// GET /api/query?fen=… answers as `bidtb query --json`; GET /api/map?fen=… as
     /// `bidtb map --json`; GET / is the explorer: a board to set up by clicking, the exact
     /// value, both sides' moves (click one to play it), a heatmap, and Play: a game against
-    /// the engine. Games over HTTP (docs/PLAY.md): POST /api/games {"fen", "mode", "colour",
+    /// the engine. Games over HTTP (docs/src/guide/play.md): POST /api/games {"fen", "mode", "colour",
     /// "bankroll" | "chips", "tiebreak"} starts one; GET /api/games/ID reads it (?advice=1
     /// adds advice); POST /api/games/ID/bid {"bid": "1/8"} and POST /api/games/ID/move
     /// {"move": "h8d8"} or {"hand_over": true} play it. Errors are JSON {"error": "…"} with
@@ -213,7 +213,7 @@ enum Command {
     /// materials its moves lead to read from their tables; α's and β's apart where they
     /// differ) and recomputes the closures T and T′, comparing every stored progress level.
     /// Chip files beside the tables (DIR/FxR/chips-K) are re-checked too: every stored
-    /// threshold must be the bidding step of its successors' (docs/CHIPS.md). Exit status 0
+    /// threshold must be the bidding step of its successors' (docs/src/guide/chips.md). Exit status 0
     /// only if everything holds.
     Verify {
         /// Directory holding the tables.
@@ -232,18 +232,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Rewrite the tables of earlier builds in the format this build writes (version 4,
-    /// docs/FORMAT.md), in place: about half the bytes where values are long (8x8 KBvKN:
-    /// 9.5 GB to 4.8 GB), the same positions, values and levels.
+    /// Rewrite the tables of earlier builds in the format this build writes (version 5,
+    /// docs/src/format.md), in place: fewer bytes where values are long (each distinct
+    /// denominator stored once), the same positions, values and levels.
     ///
     /// Every table file of the board (or of every board directory in DIR) older than version
-    /// 4 is rewritten atomically, read back and compared with the old file position by
+    /// 5 is rewritten atomically, read back and compared with the old file position by
     /// position and value by value; if anything differed the old file would be put back.
     /// Files already current are left alone. Holds the board directory's lock, so not while
-    /// `generate` writes there. Holds one file's values decoded at a time (8x8 KBvKN: 9.5 GB
-    /// of digits; upgrading the 33 8x8 tables peaked at 23.1 GB resident, the mapped pages
-    /// of the old and new file included, in 6 minutes). Tables of earlier versions are read
-    /// as they are; upgrading only saves space.
+    /// `generate` writes there. Holds one file's values decoded at a time, and maps the old
+    /// and the new file. Tables of earlier versions are read as they are; upgrading saves
+    /// space and lets a query check only the dictionary blocks it reads.
     /// Exit status 1 if any file was not upgraded (each is named).
     Upgrade {
         /// Directory holding the tables.
@@ -256,7 +255,7 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Chip tables: bidding chess with whole chips and the tie-break marker (docs/CHIPS.md).
+    /// Chip tables: bidding chess with whole chips and the tie-break marker (docs/src/guide/chips.md).
     ///
     /// For every table of the board and each chip total K (e.g. 200: a hundred each),
     /// the least holding with which White forces a win and the least with which it does not
@@ -265,12 +264,12 @@ enum Command {
     /// files that exist and fit their tables are kept. `bidtb query --chips 100:100` reads
     /// them.
     Chips(chips::Args),
-    /// Play a game against the engine in the terminal (docs/PLAY.md).
+    /// Play a game against the engine in the terminal (docs/src/guide/play.md).
     ///
     /// Random turn (a fair coin picks each mover), bidding with continuous money (each side
     /// bids a share of the total; the higher bid pays the other and decides who moves;
     /// equal bids go to the coin) or with whole chips and the tie-break marker
-    /// (docs/CHIPS.md). The engine plays perfectly from the tables: holding more than the
+    /// (docs/src/guide/chips.md). The engine plays perfectly from the tables: holding more than the
     /// position needs, it wins by force. At each prompt type a bid (`1/8`, `0.125`; chips
     /// `12` or `12*`), a move (`h8d8`, `d7d8q`), `hand` to let the engine move after you
     /// won a bid, `advice` for the engine's advice, or `quit`. Lines are read from standard

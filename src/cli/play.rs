@@ -1,4 +1,4 @@
-//! `bidtb play`: a game against the engine in the terminal (docs/PLAY.md). It draws the
+//! `bidtb play`: a game against the engine in the terminal (docs/src/guide/play.md). It draws the
 //! board, the bankrolls and who is winning against them, then asks for the person's input:
 //! a bid, a move (or `hand` to hand the move over after winning a bid), `advice`, or
 //! `quit`. Lines come from standard input, so a game can be scripted.
@@ -23,7 +23,7 @@ pub(super) enum PlayMode {
     Random,
     /// Bidding with continuous money: bids are exact shares of the total.
     Money,
-    /// Bidding with whole chips and the tie-break marker (docs/CHIPS.md; needs chip files:
+    /// Bidding with whole chips and the tie-break marker (docs/src/guide/chips.md; needs chip files:
     /// `bidtb chips --chips K`).
     Chips,
 }

@@ -1,4 +1,4 @@
-//! The engine with whole chips (docs/CHIPS.md, docs/PLAY.md): holding at least its win
+//! The engine with whole chips (docs/src/guide/chips.md, docs/src/guide/play.md): holding at least its win
 //! threshold it plays by the attractor ranks of the chip game ([`crate::chips::ranks`]),
 //! so that every turn lowers the rank of its holding (or leaves the material for a smaller
 //! one) and the game ends in a capture whatever the opponent does; otherwise it keeps its

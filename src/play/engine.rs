@@ -1,5 +1,5 @@
 //! The engine's decisions, read from the tables: its move, its bid, and what it does with a
-//! bid won (move, or hand the move over), in each of the three games (docs/PLAY.md).
+//! bid won (move, or hand the move over), in each of the three games (docs/src/guide/play.md).
 //!
 //! Everything is seen from one side. For that side a position has a *winning value* g (α
 //! for White, 1 − β for Black: the game where play that never ends counts against the side)
@@ -16,7 +16,7 @@
 //! makes progress, costing the surplus at most 3δₖ, or gains it at least δₖ; with the
 //! premiums falling by four per level, the surplus less the cost of the remaining descent
 //! never decreases and grows by at least c · 4⁻ᴸ at every turn without progress, so the
-//! game ends in a capture whatever the opponent does (docs/PLAY.md has the argument).
+//! game ends in a capture whatever the opponent does (docs/src/guide/play.md has the argument).
 
 use std::collections::HashMap;
 

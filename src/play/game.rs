@@ -479,7 +479,7 @@ impl Game {
         Ok(())
     }
 
-    /// Both sealed bids: the higher wins (chips: docs/CHIPS.md; money: equal bids go to the
+    /// Both sealed bids: the higher wins (chips: docs/src/guide/chips.md; money: equal bids go to the
     /// coin), pays its bid to the other, and decides who moves. Returns the winner.
     pub fn bid(&mut self, white: Bid, black: Bid) -> Result<Color, Refusal> {
         if self.phase != Phase::Bid {

@@ -1,4 +1,4 @@
-//! Playing the game against the tables (docs/PLAY.md): the referee of one game ([`Game`]:
+//! Playing the game against the tables (docs/src/guide/play.md): the referee of one game ([`Game`]:
 //! the position, the bankrolls, whose turn it is, what happened), the engine's decisions
 //! ([`engine`]), and a game between a person and the engine ([`Match`]) that the terminal,
 //! the server and the explorer drive.
@@ -6,7 +6,7 @@
 //! Three games are played. **Random turn**: a fair coin picks the mover before every move.
 //! **Money**: both sides bid a share of the total money (exact fractions); the higher bid
 //! wins, equal bids are settled by the coin; the winner pays its bid to the other. **Chips**:
-//! whole chips and the tie-break marker, by the rules of docs/CHIPS.md. With money and
+//! whole chips and the tie-break marker, by the rules of docs/src/guide/chips.md. With money and
 //! chips the winner of a bid decides who moves: itself, or the opponent. A side without a
 //! move keeps the position (its move is written `-`). Capturing the king ends the game.
 

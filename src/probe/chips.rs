@@ -1,4 +1,4 @@
-//! The chip game at one position (docs/CHIPS.md): with given holdings, who wins, the bid to
+//! The chip game at one position (docs/src/guide/chips.md): with given holdings, who wins, the bid to
 //! make, and what to do with a bid won: the move, or handing the move over. Read from the
 //! chip files of the position and of the positions its moves lead to.
 

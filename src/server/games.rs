@@ -1,4 +1,4 @@
-//! Games over HTTP (docs/PLAY.md): a person's games against the engine, kept in memory.
+//! Games over HTTP (docs/src/guide/play.md): a person's games against the engine, kept in memory.
 //!
 //! - `POST /api/games` with `{"fen", "mode": "random"|"money"|"chips", "colour":
 //!   "white"|"black", "bankroll": "1/2" (the person's share, money), "chips": "100:100"

@@ -1,7 +1,7 @@
 //! The checksums of a version 5 table's dictionary: a CRC-32 per block of its bytes
 //! (denominators and entries), written as the bytes stream out ([`BlockSums`]) and checked
 //! by a reader the first time it touches a block ([`Blocks`]), so that opening a table
-//! need not read its values. The layout is in `docs/FORMAT.md`, *Checksums*.
+//! need not read its values. The layout is in `docs/src/format.md`, *Checksums*.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,7 +27,7 @@ pub(super) struct StatedBlocks {
 
 /// The blocks of a version 5 file's dictionary bytes and their checksums, each block
 /// checked the first time a read touches it and remembered as checked: the file must not
-/// change while it is open (see `docs/FORMAT.md`, *Memory maps*).
+/// change while it is open (see `docs/src/format.md`, *Memory maps*).
 #[derive(Debug)]
 pub(super) struct Blocks {
     /// Where the dictionary's bytes start and end.

@@ -1,6 +1,6 @@
 //! Table files: one per board and material (`DIR/FxR/KRvKN.bidtb`), holding every
 //! position's exact value (α, and β where it differs) and its progress levels in White's
-//! closure T and Black's closure T′. The byte layout is specified in `docs/FORMAT.md`; in
+//! closure T and Black's closure T′. The byte layout is specified in `docs/src/format.md`; in
 //! short:
 //!
 //! - a little-endian header in bidtb's container ([`crate::container`]: magic, version,

@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 
 const [url, outDir, mapSvg, plotSvg, gridSvg, costSvg] = process.argv.slice(2);
 const executablePath = process.env.BIDTB_CHROMIUM || "/usr/bin/chromium";
-const FEN = "3k3R/8/3K4/8/8/8/8/8"; // WK d6, WR h8 / BK d8 (SPEC §4: 3/4)
+const FEN = "3k3R/8/3K4/8/8/8/8/8"; // WK d6, WR h8 / BK d8 (docs/src/game.md, reference values: 3/4)
 
 function check(cond, what) {
   if (!cond) throw new Error("e2e: " + what);

@@ -15,7 +15,7 @@ import path from "node:path";
 const [url, outDir, chips] = process.argv.slice(2);
 const executablePath = process.env.BIDTB_CHROMIUM || "/usr/bin/chromium";
 const KPK = "7k/8/8/8/8/8/P7/K7"; // the pawn runs to a8 (value 714139/1048576)
-const SPEC = "3k3R/8/3K4/8/8/8/8/8"; // WK d6, WR h8 / BK d8 (SPEC §4: 3/4)
+const SPEC = "3k3R/8/3K4/8/8/8/8/8"; // WK d6, WR h8 / BK d8 (docs/src/game.md, reference values: 3/4)
 const KK = "k7/8/8/8/8/8/8/7K";
 const MAX_ACTIONS = 200;
 

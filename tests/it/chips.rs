@@ -1,4 +1,4 @@
-//! The chip tables (docs/CHIPS.md) against what is known: the study's first example at
+//! The chip tables (docs/src/guide/chips.md) against what is known: the study's first example at
 //! K = 200, the approach to the continuous values as K grows (a measured bound), the
 //! files' refusals, and the query's answers. The brute-force comparison is in
 //! `tests/chips_reference.rs`.

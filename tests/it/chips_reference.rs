@@ -1,4 +1,4 @@
-//! The chip tables (docs/CHIPS.md) against an independent brute force
+//! The chip tables (docs/src/guide/chips.md) against an independent brute force
 //! (`tests/reference/chips.rs`: written from the rules of the game alone, sharing no code with
 //! the engine, solving the explicit states (position, chips, marker) with every pair of sealed
 //! bids played out, three fixed points computed apart and no threshold or monotonicity

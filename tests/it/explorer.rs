@@ -98,7 +98,7 @@ fn explorer_page_in_chromium() {
     );
     let read: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
 
-    // SPEC §4: 3/4, the rook takes the king along the eighth rank; Black steps off it.
+    // The reference values (docs/src/game.md): 3/4, the rook takes the king along the eighth rank; Black steps off it.
     assert_eq!(read["value"], "3/4");
     assert_eq!(read["decimal"], "0.75");
     assert_eq!(read["best_white"], "h8d8 → 1/1");

@@ -542,6 +542,7 @@ fn regenerating_served_tables_keeps_the_server_answering() {
     let (_, help, _) = bidtb(&["serve", "--help"]);
     assert!(help.contains("must not be modified in place"), "{help}");
     let format =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/FORMAT.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/src/format.md"))
+            .unwrap();
     assert!(format.contains("must not be modified in place while it is open"));
 }

@@ -1,7 +1,7 @@
 //! Load: 50 concurrent clients send 20,000 `/api/query` requests (one request per
 //! connection: the server closes each after its answer) to `bidtb serve` on the 8x8 tables. Every answer must be exactly
 //! what the library answers; the median and p99 latency are printed and written to
-//! `target/tmp/load.json` (the README quotes them).
+//! `target/tmp/load.json` (docs/records/server-load.json records them).
 
 use std::time::{Duration, Instant};
 

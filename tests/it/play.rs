@@ -1,4 +1,4 @@
-//! The engine at play (docs/PLAY.md, issue "Play it"): thousands of games on small boards
+//! The engine at play (docs/src/guide/play.md, issue "Play it"): thousands of games on small boards
 //! against a random player and a greedy one, with money and with chips, from positions and
 //! bankrolls where the tables say the engine wins by force: it must capture the king in
 //! every one. In random turn, the engine playing both sides from one position wins for

@@ -1,4 +1,4 @@
-//! Playing through the command line and over HTTP (docs/PLAY.md): `bidtb play` scripted
+//! Playing through the command line and over HTTP (docs/src/guide/play.md): `bidtb play` scripted
 //! from standard input to a king capture, with its refusals and exit codes; the games API
 //! with every error it promises (400 bad bid or move, 404 unknown game, 409 out of turn or
 //! after the end, 503 when full), each leaving the game unchanged.

@@ -1,4 +1,5 @@
-//! SPEC §4 acceptance, end to end as a user runs it: `bidtb generate` on 8x8 (a few minutes
+//! The reference values' acceptance (docs/src/game.md), end to end as a user runs it:
+//! `bidtb generate` on 8x8 (a few minutes
 //! in release mode; the tables are shared with the other tests that need them), the first Richman iteration 2644 and the 138-digit denominators from
 //! its summary, every published value through `bidtb query --json`, and `bidtb verify`
 //! re-proving the written tables. `.ci/run` runs it.

@@ -2,7 +2,7 @@
 // either colour, an en-passant square where pawns of both sides allow one), read its exact
 // value and both sides' moves from /api/query, play a move by clicking it, and colour the
 // board by /api/map. Play: a game against the engine from the position on the board
-// (/api/games, docs/PLAY.md): bids, moves on the board, hand-overs, advice, the history.
+// (/api/games, docs/src/guide/play.md): bids, moves on the board, hand-overs, advice, the history.
 "use strict";
 
 const GLYPHS = { K: "♔", Q: "♕", R: "♖", B: "♗", N: "♘", P: "♙",

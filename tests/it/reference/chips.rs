@@ -1,6 +1,6 @@
 //! Bidding chess with whole chips and a tie-break marker, solved by brute force on the explicit
 //! product states (position, White's chips, holder of the marker). Written from the rules of
-//! `docs/CHIPS.md` ("The game") alone: no thresholds, no monotonicity, no shortcut in the
+//! `docs/src/guide/chips.md` ("The game") alone: no thresholds, no monotonicity, no shortcut in the
 //! bidding; every pair of sealed bids is played out.
 //!
 //! # The rules as implemented

@@ -1,7 +1,7 @@
 //! An independent reference solver ("oracle") for bidding-chess tablebases on small boards.
 //!
-//! Written from the rules alone (shared/SPEC.md, sections 1 and 2) and sharing no code with
-//! the `bidtb` crate: std, `num-bigint`, `num-rational`, `num-traits` and `rayon` only. It
+//! Written from the rules alone (docs/src/game.md: the rules, and the two bounds α and β)
+//! and sharing no code with the `bidtb` crate: std, `num-bigint`, `num-rational`, `num-traits` and `rayon` only. It
 //! computes, for every position of a material on an `F x R` board, the exact alpha and beta.
 //!
 //! # The rules as implemented
