@@ -18,7 +18,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-use crate::error::Error;
+use crate::error::{Checksum, Corruption, Error};
 
 /// Bytes before the kind's fields: magic, version, header length.
 pub const PREFIX_LEN: usize = 16;
@@ -88,41 +88,41 @@ pub struct Fields<'a> {
 impl<'a> Fields<'a> {
     /// Check a header: at least the prefix, the right magic, the stated length equal to its
     /// length, the checksum, and a version among `versions`. `kind` names the file kind in
-    /// errors (`table`, `checkpoint`).
+    /// errors (`table`, `checkpoint`): a [`Corruption`] of the header, which files whose
+    /// errors are text take as its message.
     pub fn check(
         header: &'a [u8],
         magic: [u8; 8],
         versions: &[u32],
-        kind: &str,
-    ) -> Result<Fields<'a>, String> {
+        kind: &'static str,
+    ) -> Result<Fields<'a>, Corruption> {
         if header.len() < PREFIX_LEN + 4 {
-            return Err(format!(
-                "truncated: {} bytes, shorter than a {kind} header",
-                header.len()
-            ));
+            return Err(Corruption::ShorterThanPrefix {
+                len: header.len() as u64,
+                kind,
+            });
         }
         if header[..8] != magic {
-            return Err(format!("not a bidtb {kind} file (wrong magic bytes)"));
+            return Err(Corruption::Magic { kind });
         }
         let word = |at: usize| u32::from_le_bytes(header[at..at + 4].try_into().expect("4"));
         let len = header.len();
         if word(len - 4) != crc32fast::hash(&header[..len - 4]) {
-            return Err("corrupted: the header checksum does not match".into());
+            return Err(Corruption::Checksum(Checksum::Header));
         }
         if word(12) as usize != len {
-            return Err(format!("header length {}, expected {len}", word(12)));
+            return Err(Corruption::HeaderLength {
+                stated: word(12),
+                expected: len,
+            });
         }
         let version = word(8);
         if !versions.contains(&version) {
-            let list = versions
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(", ");
-            return Err(format!(
-                "{kind} format version {version}, but this bidtb reads version {list} \
-                 (regenerate the file with this bidtb)"
-            ));
+            return Err(Corruption::Version {
+                kind,
+                version,
+                readable: versions.to_vec(),
+            });
         }
         Ok(Fields {
             bytes: &header[..len - 4],
@@ -131,34 +131,34 @@ impl<'a> Fields<'a> {
         })
     }
 
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], Corruption> {
         let end = self
             .at
             .checked_add(n)
             .filter(|&e| e <= self.bytes.len())
-            .ok_or("a header field lies past the header")?;
+            .ok_or(Corruption::FieldPastHeader)?;
         let out = &self.bytes[self.at..end];
         self.at = end;
         Ok(out)
     }
 
     /// The next byte.
-    pub fn u8(&mut self) -> Result<u8, String> {
+    pub fn u8(&mut self) -> Result<u8, Corruption> {
         Ok(self.take(1)?[0])
     }
 
     /// The next u32.
-    pub fn u32(&mut self) -> Result<u32, String> {
+    pub fn u32(&mut self) -> Result<u32, Corruption> {
         Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4")))
     }
 
     /// The next u64.
-    pub fn u64(&mut self) -> Result<u64, String> {
+    pub fn u64(&mut self) -> Result<u64, Corruption> {
         Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8")))
     }
 
     /// The next `n` raw bytes.
-    pub fn bytes(&mut self, n: usize) -> Result<&'a [u8], String> {
+    pub fn bytes(&mut self, n: usize) -> Result<&'a [u8], Corruption> {
         self.take(n)
     }
 
@@ -308,9 +308,11 @@ mod tests {
             assert!(Fields::check(&h[..len], MAGIC, &[2], "test").is_err());
         }
         let err = Fields::check(&h, MAGIC, &[3], "test").err().unwrap();
-        assert!(err.contains("test format version 2"), "{err}");
+        assert!(matches!(err, Corruption::Version { version: 2, .. }));
+        assert!(err.to_string().contains("test format version 2"), "{err}");
         let err = Fields::check(&h, *b"OTHERONE", &[2], "test").err().unwrap();
-        assert!(err.contains("magic"), "{err}");
+        assert_eq!(err, Corruption::Magic { kind: "test" });
+        assert!(err.to_string().contains("magic"), "{err}");
     }
 
     #[test]

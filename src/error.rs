@@ -32,8 +32,17 @@ pub enum Error {
         /// What the operating system said.
         source: std::io::Error,
     },
-    /// A table file that cannot be used: truncated, corrupted, of another format version,
-    /// board or class.
+    /// A table file whose bytes are not a table this build reads: truncated, damaged,
+    /// forged, or of another format version. [`Corruption`] says what is wrong.
+    #[error("{path}: {corruption}")]
+    Corrupt {
+        /// The file.
+        path: String,
+        /// What is wrong with its bytes.
+        corruption: Corruption,
+    },
+    /// A table file that cannot be used otherwise: it does not fit what it was asked for
+    /// (another board or material, a key it does not hold), or it could not be upgraded.
     #[error("{path}: {reason}")]
     Table {
         /// The file.
@@ -100,5 +109,208 @@ impl Error {
             path: path.as_ref().display().to_string(),
             source,
         }
+    }
+}
+
+/// What is wrong with the bytes of a file: the header of any file in bidtb's container
+/// (whose kind, `table`, `checkpoint` or `chip`, the messages name), then the sections of a
+/// table file. Each kind displays as the message bidtb gives for it; a table's is carried
+/// by [`Error::Corrupt`], so that a caller can tell the kinds apart without reading text.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum Corruption {
+    /// The file (or header) of `len` bytes is shorter than a container header's prefix and
+    /// checksum.
+    #[error("truncated: {len} bytes, shorter than a {kind} header")]
+    ShorterThanPrefix {
+        /// The file's length.
+        len: u64,
+        /// The kind of file.
+        kind: &'static str,
+    },
+    /// The file of `len` bytes is shorter than the header its version has.
+    #[error("truncated: {len} bytes, shorter than the {header}-byte header")]
+    ShorterThanHeader {
+        /// The file's length.
+        len: u64,
+        /// The header's length.
+        header: usize,
+    },
+    /// The file's length is not the one its header states.
+    #[error("truncated or extended: the header says {stated} bytes, the file has {len}")]
+    Length {
+        /// The length the header states.
+        stated: u64,
+        /// The file's length.
+        len: u64,
+    },
+    /// The first eight bytes are not the kind's magic bytes.
+    #[error("not a bidtb {kind} file (wrong magic bytes)")]
+    Magic {
+        /// The kind of file.
+        kind: &'static str,
+    },
+    /// A format version this build does not read.
+    #[error(
+        "{kind} format version {version}, but this bidtb reads version {} \
+         (regenerate the file with this bidtb)",
+        list(readable)
+    )]
+    Version {
+        /// The kind of file.
+        kind: &'static str,
+        /// The version the header states.
+        version: u32,
+        /// The versions this build reads.
+        readable: Vec<u32>,
+    },
+    /// The header's length field is not its version's header length.
+    #[error("header length {stated}, expected {expected}")]
+    HeaderLength {
+        /// The length the header states.
+        stated: u32,
+        /// Its version's header length.
+        expected: usize,
+    },
+    /// A field would lie past the end of the header (a header too short for its fields).
+    #[error("a header field lies past the header")]
+    FieldPastHeader,
+    /// A stored checksum does not match the bytes it covers.
+    #[error("{0}")]
+    Checksum(Checksum),
+    /// The padding after the header's fields is not zero.
+    #[error("the header's padding is not zero")]
+    Padding,
+    /// Flags that this build does not know.
+    #[error("unknown flags {0:#04x}")]
+    UnknownFlags(u8),
+    /// Flags that contradict the version (versions 1 and 2: the β section's flag).
+    #[error("flags {flags:#04x} do not fit version {version}")]
+    Flags {
+        /// The flags.
+        flags: u8,
+        /// The version.
+        version: u32,
+    },
+    /// The board the header states is not a board; the board's error says why.
+    #[error("{0}")]
+    Board(String),
+    /// Versions 1 and 2: a class number that names no three-piece material.
+    #[error("unknown class number {0}")]
+    Class(u8),
+    /// The material's name is not text.
+    #[error("the material name is not text")]
+    MaterialName,
+    /// The material's name names no material; the material's error says why.
+    #[error("{0}")]
+    Material(String),
+    /// The material has another number of men than the header states.
+    #[error("{material} has {men} men, the header says {stated}")]
+    Men {
+        /// The material, by name.
+        material: String,
+        /// Its men.
+        men: usize,
+        /// The men the header states.
+        stated: u8,
+    },
+    /// A material that tables do not hold (they hold its stored orientation).
+    #[error("{material} is not a stored material (tables hold {stored})")]
+    NotStored {
+        /// The material, by name.
+        material: String,
+        /// The material that tables hold, by name.
+        stored: String,
+    },
+    /// More positions than the board's keys of the material, or than the raw positions.
+    #[error("impossible position count {0}")]
+    PositionCount(u64),
+    /// More positions than this machine can index.
+    #[error("too many positions")]
+    TooManyPositions,
+    /// The sections the counts call for do not fit in the file.
+    #[error("the sections do not fit in the file")]
+    Sections,
+    /// The section offsets the header states are not those the counts call for.
+    #[error("section offsets do not match the counts")]
+    Offsets,
+    /// The position keys do not increase, or lie outside the board's keys.
+    #[error("position keys are not increasing keys of the board")]
+    Keys,
+    /// A position's value rank lies outside the dictionary.
+    #[error("a value rank lies outside the dictionary")]
+    Ranks,
+    /// A position's β rank lies outside the dictionary or below its α rank.
+    #[error("a beta rank lies outside the dictionary or below its alpha")]
+    BetaRanks,
+    /// The dictionary's offsets do not start at 0, grow by an entry's least size each and
+    /// end at its end.
+    #[error("the dictionary index is malformed")]
+    DictionaryIndex,
+    /// The denominators' offsets are malformed likewise.
+    #[error("the denominators' index is malformed")]
+    DenominatorsIndex,
+    /// A dictionary entry names a denominator past the list.
+    #[error("a dictionary entry names a denominator outside the list")]
+    DenominatorNumber,
+    /// The dictionary's stated size does not fit this machine.
+    #[error("the dictionary is too large")]
+    DictionaryTooLarge,
+    /// The blocks' checksums lie outside the file.
+    #[error("the blocks' checksums lie outside the file")]
+    BlocksOutside,
+    /// The dictionary's blocks are stated to be empty.
+    #[error("the dictionary's blocks are empty")]
+    BlocksEmpty,
+    /// The blocks' checksums do not run exactly to the end of the file.
+    #[error("the blocks' checksums do not fill the end of the file")]
+    BlocksFill,
+    /// The dictionary entry of this number is not a value in [0, 1] (or names a
+    /// denominator outside the list).
+    #[error("dictionary entry {0} is not a value in [0, 1]")]
+    Entry(usize),
+}
+
+/// Which stored checksum does not match ([`Corruption::Checksum`]).
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum Checksum {
+    /// The header's, over every header byte before it.
+    #[error("corrupted: the header checksum does not match")]
+    Header,
+    /// The body's, over every byte after the header, checked when the file is opened
+    /// (versions 1 to 4).
+    #[error("corrupted: the body checksum does not match")]
+    Body,
+    /// Version 5: the body's, over every byte after the header, checked by
+    /// `Table::check_all` after each block's own checksum held.
+    #[error("the body checksum does not match")]
+    BodyOverBlocks,
+    /// Version 5: the one over the sections before the dictionary and the blocks'
+    /// checksums.
+    #[error("corrupted: the checksum of the sections before the dictionary does not match")]
+    Front,
+    /// Version 5: the checksum of one block of the dictionary's bytes.
+    #[error("corrupted: the checksum of dictionary block {index} (bytes {}..{}) does not match", bytes.start, bytes.end)]
+    Block {
+        /// The block's number.
+        index: usize,
+        /// The block's bytes in the file.
+        bytes: std::ops::Range<usize>,
+    },
+}
+
+/// `1, 2, 3`.
+fn list(versions: &[u32]) -> String {
+    versions
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The files whose errors are still text (checkpoints, chip tables) take the message.
+impl From<Corruption> for String {
+    fn from(c: Corruption) -> String {
+        c.to_string()
     }
 }

@@ -88,6 +88,7 @@ pub fn to_py(py: Python<'_>, e: Error) -> PyErr {
         },
         Error::Interrupted(_) => PyKeyboardInterrupt::new_err(text),
         Error::Table { .. }
+        | Error::Corrupt { .. }
         | Error::Checkpoint { .. }
         | Error::Report { .. }
         | Error::Resources(_)

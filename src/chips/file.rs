@@ -16,7 +16,7 @@ use memmap2::Mmap;
 
 use super::{Thresholds, Total};
 use crate::container::{Fields, HeaderWriter, open_regular};
-use crate::error::Error;
+use crate::error::{Corruption, Error};
 use crate::geometry::Board;
 use crate::material::Material;
 
@@ -99,24 +99,26 @@ impl ChipTable {
         // SAFETY: read-only and private; files are replaced by rename, never modified in
         // place (docs/src/format.md, "Memory maps: the contract").
         let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
-        let mut f = Fields::check(&map[..HEADER_LEN], MAGIC, &[VERSION], "chip").map_err(bad)?;
-        let (files, ranks) = (f.u8().map_err(bad)?, f.u8().map_err(bad)?);
-        f.u8().map_err(bad)?;
-        f.u8().map_err(bad)?;
+        // The container's errors are typed; a chip file's are text.
+        let field = |e: Corruption| bad(e.into());
+        let mut f = Fields::check(&map[..HEADER_LEN], MAGIC, &[VERSION], "chip").map_err(field)?;
+        let (files, ranks) = (f.u8().map_err(field)?, f.u8().map_err(field)?);
+        f.u8().map_err(field)?;
+        f.u8().map_err(field)?;
         let board = Board::new(files, ranks).map_err(|e| bad(e.to_string()))?;
-        let name = f.bytes(NAME_LEN).map_err(bad)?;
+        let name = f.bytes(NAME_LEN).map_err(field)?;
         let name = std::str::from_utf8(name)
             .map_err(|_| bad("the material's name is not text".into()))?
             .trim_end_matches('\0');
         let material: Material = name.parse().map_err(|e: Error| bad(e.to_string()))?;
-        let k = f.u32().map_err(bad)?;
+        let k = f.u32().map_err(field)?;
         if !(1..=super::MAX_TOTAL).contains(&k) {
             return Err(bad(format!("a chip total of {k}")));
         }
-        let positions = f.u64().map_err(bad)?;
-        let keys_crc = f.u32().map_err(bad)?;
-        let body_len = f.u64().map_err(bad)?;
-        let body_crc = f.u32().map_err(bad)?;
+        let positions = f.u64().map_err(field)?;
+        let keys_crc = f.u32().map_err(field)?;
+        let body_len = f.u64().map_err(field)?;
+        let body_crc = f.u32().map_err(field)?;
         if !f.padding_is_zero() {
             return Err(bad("non-zero header padding".into()));
         }

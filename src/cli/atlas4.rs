@@ -106,6 +106,7 @@ fn from_tables(board: Board, tables: &Path, args: &Args) -> Result<BoardCensus, 
             let t = Table::open(&table).map_err(|e| {
                 let why = match e {
                     Error::Table { reason, .. } => reason,
+                    Error::Corrupt { corruption, .. } => corruption.to_string(),
                     Error::MissingTable { .. } => "no such file".to_string(),
                     e => e.to_string(),
                 };

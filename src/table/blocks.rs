@@ -6,7 +6,8 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use memmap2::Mmap;
+use super::source::Source;
+use crate::error::{Checksum, Corruption};
 
 /// Bytes per checksummed block of a version 5 file's dictionary (its denominators' and
 /// entries' bytes): a query checks the few blocks it reads, about 5 µs each, instead of
@@ -49,18 +50,18 @@ impl Blocks {
         start: usize,
         entries: usize,
         bytes: &[u8],
-    ) -> Result<Blocks, String> {
+    ) -> Result<Blocks, Corruption> {
         let end = usize::try_from(stated.offset)
             .ok()
             .filter(|&end| end >= entries && end <= bytes.len())
-            .ok_or("the blocks' checksums lie outside the file")?;
+            .ok_or(Corruption::BlocksOutside)?;
         let len = stated.len as usize;
         if len == 0 {
-            return Err("the dictionary's blocks are empty".into());
+            return Err(Corruption::BlocksEmpty);
         }
         let count = (end - start).div_ceil(len);
         if end + 4 * count != bytes.len() {
-            return Err("the blocks' checksums do not fill the end of the file".into());
+            return Err(Corruption::BlocksFill);
         }
         Ok(Blocks {
             start,
@@ -78,22 +79,27 @@ impl Blocks {
 
     /// Check block `b` of `map` against its checksum, and mark it checked; returns the
     /// block's hasher (for the body's checksum).
-    pub(super) fn check_block(&self, map: &Mmap, b: usize) -> Result<crc32fast::Hasher, String> {
+    pub(super) fn check_block(
+        &self,
+        map: &Source,
+        b: usize,
+    ) -> Result<crc32fast::Hasher, Corruption> {
         let from = self.start + b * self.len;
         let to = (from + self.len).min(self.end);
         // The whole block is about to be read: ask for it in one request. A table read
         // in no order (`advise_random`, a job's exits) would otherwise fault it in a page
         // at a time (the ninth whole 8x8 run: 7.3 million major faults, KPvKP's exits
-        // 538 s against 84). A refused hint only leaves the faults.
-        let _ = map.advise_range(memmap2::Advice::WillNeed, from, to - from);
+        // 538 s against 84).
+        map.will_need(from..to);
         let at = self.sums.start + 4 * b;
         let stated = u32::from_le_bytes(map[at..at + 4].try_into().expect("4"));
         let mut hasher = crc32fast::Hasher::new();
         hasher.update(&map[from..to]);
         if hasher.clone().finalize() != stated {
-            return Err(format!(
-                "corrupted: the checksum of dictionary block {b} (bytes {from}..{to}) does not match"
-            ));
+            return Err(Corruption::Checksum(Checksum::Block {
+                index: b,
+                bytes: from..to,
+            }));
         }
         self.checked[b / 64].fetch_or(1 << (b % 64), Ordering::Relaxed);
         Ok(hasher)
@@ -101,7 +107,7 @@ impl Blocks {
 
     /// Check the blocks that bytes `range` of `map` (inside the dictionary) lie in, those
     /// not checked before.
-    pub(super) fn check(&self, map: &Mmap, range: &Range<usize>) -> Result<(), String> {
+    pub(super) fn check(&self, map: &Source, range: &Range<usize>) -> Result<(), Corruption> {
         if range.is_empty() {
             return Ok(());
         }

@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use crate::container::Fields;
-use crate::error::Error;
+use crate::error::{Corruption, Error};
 use crate::geometry::Board;
 use crate::material::Material;
 
@@ -196,13 +196,13 @@ pub(super) struct Header {
 }
 
 /// Decode a version 1 or 2 header (128 bytes, a class number).
-pub(super) fn header_v1(mut f: Fields<'_>) -> Result<Header, String> {
+pub(super) fn header_v1(mut f: Fields<'_>) -> Result<Header, Corruption> {
     let version = f.version;
     let (files, ranks, class, flags) = (f.u8()?, f.u8()?, f.u8()?, f.u8()?);
-    let board = Board::new(files, ranks).map_err(|e| e.to_string())?;
+    let board = Board::new(files, ranks).map_err(|e| Corruption::Board(e.to_string()))?;
     let material = *Material::three_piece()
         .get(class as usize)
-        .ok_or_else(|| format!("unknown class number {class}"))?;
+        .ok_or(Corruption::Class(class))?;
     let first = f.u32()?;
     let (positions, raw) = (f.u64()?, f.u64()?);
     let (stable_at, lw, lb, dictionary_len) = (f.u32()?, f.u32()?, f.u32()?, f.u32()?);
@@ -215,7 +215,7 @@ pub(super) fn header_v1(mut f: Fields<'_>) -> Result<Header, String> {
     offsets[6] = f.u64()?;
     let beta = version == 2;
     if (flags & FLAG_BETA_SECTION != 0) != beta || flags >> 4 != 0 {
-        return Err(format!("flags {flags:#04x} do not fit version {version}"));
+        return Err(Corruption::Flags { flags, version });
     }
     Ok(Header {
         info: info(
@@ -243,28 +243,31 @@ pub(super) fn header_v1(mut f: Fields<'_>) -> Result<Header, String> {
 /// Decode a version 3 header (160 bytes, the material by name), a version 4 one (176
 /// bytes: version 3's fields, then the denominators' count and offsets) or a version 5 one
 /// (192 bytes: version 4's fields, then the checksums' facts).
-pub(super) fn header_v3(mut f: Fields<'_>) -> Result<Header, String> {
+pub(super) fn header_v3(mut f: Fields<'_>) -> Result<Header, Corruption> {
     let version = f.version;
     let (files, ranks, men, flags) = (f.u8()?, f.u8()?, f.u8()?, f.u8()?);
-    let board = Board::new(files, ranks).map_err(|e| e.to_string())?;
+    let board = Board::new(files, ranks).map_err(|e| Corruption::Board(e.to_string()))?;
     let name = f.bytes(NAME_LEN)?;
     let text = std::str::from_utf8(name)
         .ok()
         .map(|t| t.trim_end_matches('\0'))
         .filter(|t| !t.contains('\0'))
-        .ok_or("the material name is not text")?;
-    let material: Material = text.parse().map_err(|e: Error| e.to_string())?;
+        .ok_or(Corruption::MaterialName)?;
+    let material: Material = text
+        .parse()
+        .map_err(|e: Error| Corruption::Material(e.to_string()))?;
     if material.man_count() != men as usize {
-        return Err(format!(
-            "{material} has {} men, the header says {men}",
-            material.man_count()
-        ));
+        return Err(Corruption::Men {
+            material: material.to_string(),
+            men: material.man_count(),
+            stated: men,
+        });
     }
     if !material.is_stored() {
-        return Err(format!(
-            "{material} is not a stored material (tables hold {})",
-            material.stored().0
-        ));
+        return Err(Corruption::NotStored {
+            material: material.to_string(),
+            stored: material.stored().0.to_string(),
+        });
     }
     let first = f.u32()?;
     let (positions, raw) = (f.u64()?, f.u64()?);
@@ -290,10 +293,10 @@ pub(super) fn header_v3(mut f: Fields<'_>) -> Result<Header, String> {
         None
     };
     if !f.padding_is_zero() {
-        return Err("the header's padding is not zero".into());
+        return Err(Corruption::Padding);
     }
     if flags >> 4 != 0 {
-        return Err(format!("unknown flags {flags:#04x}"));
+        return Err(Corruption::UnknownFlags(flags));
     }
     Ok(Header {
         info: info(
@@ -336,12 +339,12 @@ pub(super) fn info(
     dictionary_len: u32,
     max_level_white: u32,
     max_level_black: u32,
-) -> Result<TableInfo, String> {
+) -> Result<TableInfo, Corruption> {
     let key_space = crate::index::key_space(board, material);
     if positions > key_space || positions > raw_positions {
-        return Err(format!("impossible position count {positions}"));
+        return Err(Corruption::PositionCount(positions));
     }
-    let positions = usize::try_from(positions).map_err(|_| "too many positions")?;
+    let positions = usize::try_from(positions).map_err(|_| Corruption::TooManyPositions)?;
     Ok(TableInfo {
         version,
         board,
@@ -386,14 +389,6 @@ mod tests {
         let t = open_bytes(&encode(&c)).unwrap();
         assert_eq!(t.info().material.to_string(), "KRvKN");
         assert_eq!(t.find(64u64.pow(4) - 1), Some(1));
-    }
-
-    /// Rewrite header byte `at` and fix the header checksum, as a forger would.
-    fn forged(mut bytes: Vec<u8>, header_len: usize, at: usize, byte: u8) -> Vec<u8> {
-        bytes[at] = byte;
-        let crc = crc32fast::hash(&bytes[..header_len - 4]);
-        bytes[header_len - 4..header_len].copy_from_slice(&crc.to_le_bytes());
-        bytes
     }
 
     #[test]

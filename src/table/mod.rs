@@ -32,7 +32,8 @@
 //! checked the first time a read touches it, so that opening 8x8 KNvKP reads its 115 MB of
 //! positions, not its 21.6 GB of values; [`Table::check_all`] checks every block (`bidtb
 //! verify`, a run that keeps a table it finds). A truncated, bit-flipped or foreign file is
-//! an [`Error::Table`] naming the file, never a panic or a wrong value. Files are written
+//! an [`Error::Corrupt`](crate::error::Error::Corrupt) naming the file and what is wrong with it ([`Corruption`]), never a
+//! panic or a wrong value. Files are written
 //! atomically ([`crate::atomic`]).
 //!
 //! The module owns the table files and nothing else, split by concern: `header` (the
@@ -46,6 +47,7 @@ mod blocks;
 mod dictionary;
 mod header;
 mod read;
+mod source;
 #[cfg(test)]
 mod testing;
 mod upgrade;
@@ -55,6 +57,7 @@ mod write;
 /// certificate that computes the levels).
 pub use crate::boundary::UNREACHED;
 
+pub use crate::error::{Checksum, Corruption};
 pub use header::{EXTENSION, HEADER_LEN, MAGIC, READABLE, TableInfo, VERSION, file_name};
 pub use read::{REDUCED_BITS, ReadOnce, Table};
 pub use upgrade::{Upgraded, upgrade};

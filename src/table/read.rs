@@ -13,19 +13,22 @@ use zerocopy::FromBytes;
 use zerocopy::little_endian::{U32, U64};
 
 use crate::container::{Fields, PREFIX_LEN, open_regular};
-use crate::error::Error;
+use crate::error::{Checksum, Corruption, Error};
 use crate::value::Value;
 use crate::value::shared::Denominators;
 
 use super::blocks::Blocks;
 use super::dictionary::{self, MIN_ENTRY};
 use super::header::*;
+use super::source::Source;
 
-/// An open, validated table file, memory-mapped.
+/// An open, validated table file: memory-mapped ([`Table::open`], [`Table::map`]) or in
+/// memory ([`Table::from_bytes`]).
 #[derive(Debug)]
 pub struct Table {
     pub(super) path: PathBuf,
-    pub(super) map: Mmap,
+    /// The file's bytes, mapped or in memory.
+    pub(super) bytes: Source,
     pub(super) info: TableInfo,
     pub(super) layout: Layout,
     /// [`Table::dictionary_size_bytes`].
@@ -38,28 +41,70 @@ pub struct Table {
 }
 
 impl Table {
-    /// Open and validate a table file (see the module comment for what is checked). The
-    /// file must not be modified while it is open.
+    /// Open and validate a table file (see the module comment for what is checked),
+    /// memory-mapped ([`Table::map`]). The file must not be modified in place while it is
+    /// open (`docs/src/format.md`, *Memory maps: the contract*).
     pub fn open(path: impl AsRef<Path>) -> Result<Table, Error> {
+        // SAFETY: tables are opened from the program's own tables directory, where bidtb
+        // never writes a file in place: it writes a table (and `upgrade` rewrites one) to a
+        // temporary file and renames it over the old one, which leaves an existing map of
+        // the old file intact. The documented contract (`docs/src/format.md`, *Memory maps:
+        // the contract*) asks the same of anyone else who puts tables there; a table
+        // truncated in place while it is open would end the process with SIGBUS at the
+        // next read past its new end.
+        unsafe { Table::map(path) }
+    }
+
+    /// Map a table file into memory, read-only, and validate it exactly as
+    /// [`Table::from_bytes`] validates bytes in memory; reads then go to the map, never
+    /// copying it.
+    ///
+    /// # Safety
+    ///
+    /// The file must not change while the returned table lives: nobody may write to it,
+    /// truncate it or extend it in place (replacing it by rename is fine: the map keeps the
+    /// old file). The table validates the file's bytes once, when it opens it (a version 5
+    /// dictionary block when it is first read), and then trusts them: bytes changed under
+    /// the map are not validated again, and a read past the end of a file truncated in
+    /// place raises SIGBUS, which ends the process.
+    pub unsafe fn map(path: impl AsRef<Path>) -> Result<Table, Error> {
         let path = path.as_ref();
         let (file, len) = open_regular(path)?;
-        let bad = |reason: String| Error::Table {
-            path: path.display().to_string(),
-            reason,
-        };
         if len < (PREFIX_LEN + 4) as u64 {
-            return Err(bad(format!(
-                "truncated: {len} bytes, shorter than a table header"
-            )));
+            return Err(Error::Corrupt {
+                path: path.display().to_string(),
+                corruption: Corruption::ShorterThanPrefix { len, kind: "table" },
+            });
         }
-        // SAFETY: the map is read-only and private to this process; bidtb never writes a
-        // table in place (writes replace the file by rename), and the documented contract is
-        // that nobody modifies a table file while it is open.
+        // SAFETY: the map is read-only and private to this process, and the caller
+        // promises that the file does not change while it is mapped.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
-        let v = validate(&map).map_err(bad)?;
+        Table::validated(path, Source::Mapped(map))
+    }
+
+    /// A table over bytes in memory, the image of a table file, validated exactly as
+    /// [`Table::map`] validates a file; `path` is the name its errors and [`Table::path`]
+    /// give. Safe whatever the bytes: a fuzz test feeds it damaged files.
+    pub fn from_bytes(path: impl AsRef<Path>, bytes: Vec<u8>) -> Result<Table, Error> {
+        Table::validated(path.as_ref(), Source::Memory(bytes.into_boxed_slice()))
+    }
+
+    /// Validate `bytes`, the image of the table file at `path`.
+    fn validated(path: &Path, bytes: Source) -> Result<Table, Error> {
+        let bad = |corruption: Corruption| Error::Corrupt {
+            path: path.display().to_string(),
+            corruption,
+        };
+        if bytes.len() < PREFIX_LEN + 4 {
+            return Err(bad(Corruption::ShorterThanPrefix {
+                len: bytes.len() as u64,
+                kind: "table",
+            }));
+        }
+        let v = validate(&bytes).map_err(bad)?;
         Ok(Table {
             path: path.to_path_buf(),
-            map,
+            bytes,
             info: v.info,
             layout: v.layout,
             whole_dictionary_bytes: v.whole,
@@ -80,26 +125,26 @@ impl Table {
         // covers the whole file after the header, for tools that do not read the format).
         let sums = (0..blocks.count())
             .into_par_iter()
-            .map(|b| blocks.check_block(&self.map, b))
-            .collect::<Result<Vec<crc32fast::Hasher>, String>>()
-            .map_err(|reason| self.corrupted(reason))?;
+            .map(|b| blocks.check_block(&self.bytes, b))
+            .collect::<Result<Vec<crc32fast::Hasher>, Corruption>>()
+            .map_err(|c| self.corrupted(c))?;
         let mut body = crc32fast::Hasher::new();
-        body.update(&self.map[HEADER_LEN..blocks.start]);
+        body.update(&self.bytes[HEADER_LEN..blocks.start]);
         for s in &sums {
             body.combine(s);
         }
-        body.update(&self.map[blocks.sums.clone()]);
+        body.update(&self.bytes[blocks.sums.clone()]);
         if body.finalize() != self.body_crc {
-            return Err(self.corrupted("the body checksum does not match".into()));
+            return Err(self.corrupted(Corruption::Checksum(Checksum::BodyOverBlocks)));
         }
         Ok(())
     }
 
     /// An error naming this file.
-    fn corrupted(&self, reason: String) -> Error {
-        Error::Table {
+    fn corrupted(&self, corruption: Corruption) -> Error {
+        Error::Corrupt {
             path: self.path.display().to_string(),
-            reason,
+            corruption,
         }
     }
 
@@ -107,10 +152,10 @@ impl Table {
     fn dictionary_bytes(&self, range: Range<usize>) -> Result<&[u8], Error> {
         if let Some(blocks) = &self.blocks {
             blocks
-                .check(&self.map, &range)
-                .map_err(|reason| self.corrupted(reason))?;
+                .check(&self.bytes, &range)
+                .map_err(|c| self.corrupted(c))?;
         }
-        Ok(&self.map[range])
+        Ok(&self.bytes[range])
     }
 
     /// The file's path.
@@ -123,14 +168,9 @@ impl Table {
     /// again from there if asked for. A job calls it once its exits are read, so that the
     /// pages of the tables it read (gigabytes, for a pawn material whose promotions reach a
     /// large four-piece table) do not stay in its resident memory for the rest of the job.
+    /// A table in memory ([`Table::from_bytes`]) has nothing to let go of.
     pub fn release_pages(&self) {
-        // SAFETY: the mapping is read-only and backed by the file (see `open`): dropping its
-        // pages only makes the next read fault them in again, with the same bytes. A
-        // failure leaves the pages where they were, which is harmless.
-        let _ = unsafe {
-            self.map
-                .unchecked_advise(memmap2::UncheckedAdvice::DontNeed)
-        };
+        self.bytes.release_pages();
     }
 
     /// Tell the system that this table's pages will be read in no order (a job's exits
@@ -138,10 +178,9 @@ impl Table {
     /// pages around it: 8x8 KNvKP reads its exits' values out of KNvKN's 11.3 GB table,
     /// and beside other work, with the table larger than the page cache left to it, it
     /// read 950 GB from disk in 13 minutes with the default read-ahead, the pages read
-    /// around each entry evicted before they were used.
+    /// around each entry evicted before they were used. Nothing for a table in memory.
     pub fn advise_random(&self) {
-        // A failure leaves the default read-ahead, which is only slower.
-        let _ = self.map.advise(memmap2::Advice::Random);
+        self.bytes.advise_random();
     }
 
     /// The header's facts.
@@ -160,16 +199,17 @@ impl Table {
     }
 
     fn words(&self, range: &Range<usize>) -> &[U32] {
-        <[U32]>::ref_from_bytes(&self.map[range.clone()]).expect("sizes checked at open")
+        <[U32]>::ref_from_bytes(&self.bytes[range.clone()]).expect("sizes checked at open")
     }
 
     fn dictionary_index(&self) -> &[U64] {
-        <[U64]>::ref_from_bytes(&self.map[self.layout.dictionary_index.clone()])
+        <[U64]>::ref_from_bytes(&self.bytes[self.layout.dictionary_index.clone()])
             .expect("sizes checked at open")
     }
 
     fn wide_keys(&self) -> &[U64] {
-        <[U64]>::ref_from_bytes(&self.map[self.layout.keys.clone()]).expect("sizes checked at open")
+        <[U64]>::ref_from_bytes(&self.bytes[self.layout.keys.clone()])
+            .expect("sizes checked at open")
     }
 
     /// The local index of the position with canonical key `key`, if stored.
@@ -188,7 +228,7 @@ impl Table {
     /// The CRC-32 of the keys section: which positions the table holds, in which order
     /// (files indexed like the table, such as the chip tables, are bound to it).
     pub fn keys_crc(&self) -> u32 {
-        crc32fast::hash(&self.map[self.layout.keys.clone()])
+        crc32fast::hash(&self.bytes[self.layout.keys.clone()])
     }
 
     /// The canonical key of position `i`.
@@ -278,12 +318,12 @@ impl Table {
     /// Dictionary entry `k` exactly as stored: the generator stores lowest terms, and
     /// `bidtb verify` checks that it did.
     pub fn dictionary_value_as_stored(&self, k: usize) -> Result<Value, Error> {
-        let bad = |reason: String| Error::Table {
-            path: self.path.display().to_string(),
-            reason,
-        };
         if k + 1 >= self.dictionary_index().len() {
-            return Err(bad(format!("no dictionary entry {k}")));
+            // Not a fault of the file: the caller asked past the last entry.
+            return Err(Error::Table {
+                path: self.path.display().to_string(),
+                reason: format!("no dictionary entry {k}"),
+            });
         }
         let entry = self.dictionary_entry(k)?;
         let value = match self.denominators_index() {
@@ -295,7 +335,7 @@ impl Table {
                 None => None,
             },
         };
-        value.ok_or_else(|| bad(format!("dictionary entry {k} is not a value in [0, 1]")))
+        value.ok_or_else(|| self.corrupted(Corruption::Entry(k)))
     }
 
     /// Every dictionary entry as stored, in order, each distinct denominator held once
@@ -343,10 +383,7 @@ impl Table {
         k: usize,
         denominator: impl FnOnce(usize) -> Result<Option<(Arc<BigUint>, u32)>, Error>,
     ) -> Result<Value, Error> {
-        let bad = || Error::Table {
-            path: self.path.display().to_string(),
-            reason: format!("dictionary entry {k} is not a value in [0, 1]"),
-        };
+        let bad = || self.corrupted(Corruption::Entry(k));
         if k + 1 >= self.dictionary_index().len() {
             return Err(bad());
         }
@@ -380,7 +417,7 @@ impl Table {
     /// Version 4 on: the denominators' offsets.
     fn denominators_index(&self) -> Option<&[U64]> {
         let index = self.layout.denominators_index.as_ref()?;
-        Some(<[U64]>::ref_from_bytes(&self.map[index.clone()]).expect("sizes checked at open"))
+        Some(<[U64]>::ref_from_bytes(&self.bytes[index.clone()]).expect("sizes checked at open"))
     }
 
     /// Version 4 on: the bytes of denominator `n`, their blocks checked (None past the
@@ -473,7 +510,7 @@ struct Validated {
 
 /// Check a file image: all of it for versions 1 to 4; for version 5 all but the
 /// dictionary's bytes, whose blocks are checked as they are read ([`Blocks`]).
-fn validate(bytes: &[u8]) -> Result<Validated, String> {
+fn validate(bytes: &[u8]) -> Result<Validated, Corruption> {
     let header_len = match bytes
         .get(8..12)
         .map(|v| u32::from_le_bytes(v.try_into().expect("4")))
@@ -484,10 +521,10 @@ fn validate(bytes: &[u8]) -> Result<Validated, String> {
         _ => HEADER_LEN,
     };
     if bytes.len() < header_len {
-        return Err(format!(
-            "truncated: {} bytes, shorter than the {header_len}-byte header",
-            bytes.len()
-        ));
+        return Err(Corruption::ShorterThanHeader {
+            len: bytes.len() as u64,
+            header: header_len,
+        });
     }
     let header = &bytes[..header_len];
     let fields = Fields::check(header, MAGIC, &READABLE, "table")?;
@@ -497,11 +534,10 @@ fn validate(bytes: &[u8]) -> Result<Validated, String> {
     };
     let info = h.info;
     if h.file_len != bytes.len() as u64 {
-        return Err(format!(
-            "truncated or extended: the header says {} bytes, the file has {}",
-            h.file_len,
-            bytes.len()
-        ));
+        return Err(Corruption::Length {
+            stated: h.file_len,
+            len: bytes.len() as u64,
+        });
     }
     let key_width = if info.version >= 3 { 8 } else { 4 };
     // The denominators' bytes run from their stated offset to the entries' stated offset;
@@ -511,7 +547,7 @@ fn validate(bytes: &[u8]) -> Result<Validated, String> {
             let len = h.offsets[5]
                 .checked_sub(h.offsets[8])
                 .and_then(|l| usize::try_from(l).ok())
-                .ok_or("section offsets do not match the counts")?;
+                .ok_or(Corruption::Offsets)?;
             Some((count, len))
         }
         None => None,
@@ -525,9 +561,9 @@ fn validate(bytes: &[u8]) -> Result<Validated, String> {
         shared,
     )
     .filter(|l| l.dictionary_bytes <= bytes.len())
-    .ok_or("the sections do not fit in the file")?;
+    .ok_or(Corruption::Sections)?;
     if h.offsets != layout.offsets() {
-        return Err("section offsets do not match the counts".into());
+        return Err(Corruption::Offsets);
     }
     // The dictionary's bytes: the denominators' (version 4 on), then the entries', which
     // run to the blocks' checksums (version 5) or to the end of the file.
@@ -538,7 +574,7 @@ fn validate(bytes: &[u8]) -> Result<Validated, String> {
     let (entries_end, blocks) = match &h.blocks {
         None => {
             if h.body_crc != crc32fast::hash(&bytes[h.header_len..]) {
-                return Err("corrupted: the body checksum does not match".into());
+                return Err(Corruption::Checksum(Checksum::Body));
             }
             (bytes.len(), None)
         }
@@ -548,10 +584,7 @@ fn validate(bytes: &[u8]) -> Result<Validated, String> {
             front.update(&bytes[h.header_len..dictionary_start]);
             front.update(&bytes[blocks.sums.clone()]);
             if front.finalize() != stated.front_crc {
-                return Err(
-                    "corrupted: the checksum of the sections before the dictionary does not match"
-                        .into(),
-                );
+                return Err(Corruption::Checksum(Checksum::Front));
             }
             (blocks.end, Some(blocks))
         }
@@ -567,13 +600,13 @@ fn validate(bytes: &[u8]) -> Result<Validated, String> {
             && keys.last().is_none_or(|k| (k.get() as u64) < key_space)
     };
     if !increasing {
-        return Err("position keys are not increasing keys of the board".into());
+        return Err(Corruption::Keys);
     }
     let words = |r: &Range<usize>| <[U32]>::ref_from_bytes(&bytes[r.clone()]).expect("sized");
     let dictionary_len = info.dictionary_len;
     let ranks = words(&layout.ranks);
     if ranks.iter().any(|r| r.get() as usize >= dictionary_len) {
-        return Err("a value rank lies outside the dictionary".into());
+        return Err(Corruption::Ranks);
     }
     if let Some(range) = &layout.ranks_beta {
         // Ranks compare like values, so α ≤ β is a comparison of ranks.
@@ -582,14 +615,14 @@ fn validate(bytes: &[u8]) -> Result<Validated, String> {
             .zip(ranks)
             .any(|(b, a)| b.get() as usize >= dictionary_len || b.get() < a.get())
         {
-            return Err("a beta rank lies outside the dictionary or below its alpha".into());
+            return Err(Corruption::BetaRanks);
         }
     }
     let index = <[U64]>::ref_from_bytes(&bytes[layout.dictionary_index.clone()]).expect("sized");
     let entries_len = (entries_end - layout.dictionary_bytes) as u64;
     // Each entry holds at least the length word (or the denominator number) and one byte.
     if !offsets_well_formed(index, MIN_ENTRY, entries_len) {
-        return Err("the dictionary index is malformed".into());
+        return Err(Corruption::DictionaryIndex);
     }
     let mut whole = entries_len as usize;
     if let (Some(count), Some(di), Some(db)) = (
@@ -599,13 +632,14 @@ fn validate(bytes: &[u8]) -> Result<Validated, String> {
     ) {
         let offsets = <[U64]>::ref_from_bytes(&bytes[di.clone()]).expect("sized");
         if !offsets_well_formed(offsets, 1, db.len() as u64) {
-            return Err("the denominators' index is malformed".into());
+            return Err(Corruption::DenominatorsIndex);
         }
         if let Some(stated) = &h.blocks {
             // Reading every entry's denominator number would read the whole dictionary:
             // version 5 states the sum, and a number outside the list is refused when its
             // entry is decoded.
-            let whole = usize::try_from(stated.whole).map_err(|_| "the dictionary is too large")?;
+            let whole =
+                usize::try_from(stated.whole).map_err(|_| Corruption::DictionaryTooLarge)?;
             return Ok(Validated {
                 info,
                 layout,
@@ -619,7 +653,7 @@ fn validate(bytes: &[u8]) -> Result<Validated, String> {
             let n = dictionary::denominator_number(&entries[w[0].get() as usize..])
                 .map(|n| n as usize)
                 .filter(|&n| n < count)
-                .ok_or("a dictionary entry names a denominator outside the list")?;
+                .ok_or(Corruption::DenominatorNumber)?;
             whole += (offsets[n + 1].get() - offsets[n].get()) as usize;
         }
     }
@@ -723,6 +757,106 @@ mod tests {
         }
     }
 
+    /// A file image in memory opens, reads and fails exactly as the file does: the same
+    /// facts and values, the same errors naming the same file.
+    #[test]
+    fn bytes_in_memory_are_read_as_the_file_is() {
+        let values = [v(1, 2), v(3, 4), v(0, 1), v(5, 8)];
+        let bytes = sample_with_beta(&values, Some(&[v(1, 2), v(1, 1), v(0, 1), v(5, 8)]));
+        let path = Path::new("somewhere/KRvK.bidtb");
+        let t = Table::from_bytes(path, bytes.clone()).unwrap();
+        let f = open_bytes(&bytes).unwrap();
+        assert_eq!((t.info(), t.path()), (f.info(), path));
+        for i in 0..t.len() {
+            assert_eq!(t.value(i).unwrap(), f.value(i).unwrap());
+            assert_eq!(t.beta_if_above(i).unwrap(), f.beta_if_above(i).unwrap());
+        }
+        t.release_pages();
+        t.advise_random();
+        assert!(t.check_all().is_ok());
+        let message = |r: Result<Table, Error>| {
+            r.unwrap_err()
+                .to_string()
+                .replace(path.to_str().unwrap(), "P")
+        };
+        for len in 0..bytes.len() {
+            let dir = tempfile::tempdir().unwrap();
+            let file = dir.path().join("KRvK.bidtb");
+            std::fs::write(&file, &bytes[..len]).unwrap();
+            let from_file = Table::open(&file).unwrap_err().to_string();
+            assert_eq!(
+                message(Table::from_bytes(path, bytes[..len].to_vec())),
+                from_file.replace(file.to_str().unwrap(), "P"),
+            );
+        }
+    }
+
+    /// What is wrong with a file is a [`Corruption`] that callers can match on, and says
+    /// what it always said.
+    #[test]
+    fn corruption_is_typed_and_says_what_it_said() {
+        let kind = |r: Result<Table, Error>| match r {
+            Err(Error::Corrupt { path, corruption }) => {
+                assert!(path.ends_with("KRvK.bidtb"), "{path}");
+                corruption
+            }
+            other => panic!("{other:?}"),
+        };
+        let said = |c: Corruption| c.to_string();
+        let values = [v(1, 2), v(3, 4), v(0, 1)];
+        let bytes = sample(&values);
+        assert_eq!(
+            kind(open_bytes(&bytes[..10])),
+            Corruption::ShorterThanPrefix {
+                len: 10,
+                kind: "table"
+            }
+        );
+        assert_eq!(
+            said(kind(open_bytes(&bytes[..100]))),
+            "truncated: 100 bytes, shorter than the 192-byte header"
+        );
+        let n = bytes.len() as u64;
+        assert_eq!(
+            kind(open_bytes(&bytes[..bytes.len() - 1])),
+            Corruption::Length {
+                stated: n,
+                len: n - 1
+            }
+        );
+        let mut b = bytes.clone();
+        b[0] ^= 1;
+        assert_eq!(
+            said(kind(open_bytes(&b))),
+            "not a bidtb table file (wrong magic bytes)"
+        );
+        b = bytes.clone();
+        b[HEADER_LEN - 1] ^= 1;
+        assert_eq!(kind(open_bytes(&b)), Corruption::Checksum(Checksum::Header));
+        let c = kind(open_bytes(&forged(bytes.clone(), HEADER_LEN, 8, 6)));
+        assert!(matches!(c, Corruption::Version { version: 6, .. }), "{c:?}");
+        assert_eq!(
+            said(c),
+            "table format version 6, but this bidtb reads version 1, 2, 3, 4, 5 \
+             (regenerate the file with this bidtb)"
+        );
+        // The body of version 4 is checked whole at open; version 5's front sections.
+        let mut b = encode_v4(&contents(&values, None));
+        let last = b.len() - 1;
+        b[last] ^= 1;
+        let c = kind(open_bytes(&b));
+        assert_eq!(c, Corruption::Checksum(Checksum::Body));
+        assert_eq!(said(c), "corrupted: the body checksum does not match");
+        b = bytes.clone();
+        b[HEADER_LEN] ^= 1;
+        assert_eq!(kind(open_bytes(&b)), Corruption::Checksum(Checksum::Front));
+        // Forged past every checksum: the structure's checks.
+        let c = kind(open_bytes(&forged(bytes.clone(), HEADER_LEN, 21, b'v')));
+        assert!(matches!(c, Corruption::Material(_)), "{c:?}");
+        let c = kind(open_bytes(&forged(bytes.clone(), HEADER_LEN, 72, 0xc8)));
+        assert!(matches!(c, Corruption::Offsets), "{c:?}");
+    }
+
     #[test]
     fn every_truncation_is_an_error() {
         for bytes in [
@@ -803,6 +937,16 @@ mod tests {
                 }
                 Err(e) => {
                     assert!(e.to_string().contains("dictionary block 5"), "{e}");
+                    assert!(
+                        matches!(
+                            e,
+                            Error::Corrupt {
+                                corruption: Corruption::Checksum(Checksum::Block { index: 5, .. }),
+                                ..
+                            }
+                        ),
+                        "{e:?}"
+                    );
                     bad += 1;
                 }
             }

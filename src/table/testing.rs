@@ -138,3 +138,11 @@ pub(super) fn long_and_short(count: u32, short: &[Value]) -> (BigUint, Vec<Value
     values.extend_from_slice(short);
     (den, values)
 }
+
+/// Rewrite header byte `at` and fix the header checksum, as a forger would.
+pub(super) fn forged(mut bytes: Vec<u8>, header_len: usize, at: usize, byte: u8) -> Vec<u8> {
+    bytes[at] = byte;
+    let crc = crc32fast::hash(&bytes[..header_len - 4]);
+    bytes[header_len - 4..header_len].copy_from_slice(&crc.to_le_bytes());
+    bytes
+}

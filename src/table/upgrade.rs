@@ -31,7 +31,7 @@ pub struct Upgraded {
 pub fn upgrade(path: &Path) -> Result<Upgraded, Error> {
     let old = Table::open(path)?;
     let info = old.info().clone();
-    let bytes_before = old.map.len() as u64;
+    let bytes_before = old.bytes.len() as u64;
     if info.version == VERSION {
         return Ok(Upgraded {
             from: info.version,
@@ -83,7 +83,7 @@ pub fn upgrade(path: &Path) -> Result<Upgraded, Error> {
             .collect::<Result<Vec<bool>, Error>>()?;
         Ok(
             (facts(&info) == *new.info() && rows && entries.iter().all(|&e| e))
-                .then_some(new.map.len() as u64),
+                .then_some(new.bytes.len() as u64),
         )
     });
     match same {
@@ -94,7 +94,7 @@ pub fn upgrade(path: &Path) -> Result<Upgraded, Error> {
         }),
         other => {
             // The old file's map outlives its replacement: put its bytes back.
-            crate::atomic::write_atomic(path, &old.map)?;
+            crate::atomic::write_atomic(path, &old.bytes)?;
             let why = match other {
                 Err(e) => format!("the rewritten file could not be read back ({e})"),
                 Ok(_) => "the rewritten file differs from it".to_string(),

@@ -376,7 +376,7 @@ mod tests {
         assert_eq!(v4.dictionary_size_bytes(), old.dictionary_size_bytes());
         assert_eq!(
             old.dictionary_size_bytes(),
-            old.map.len() - old.layout.dictionary_bytes
+            old.bytes.len() - old.layout.dictionary_bytes
         );
     }
 }
