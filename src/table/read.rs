@@ -149,13 +149,20 @@ impl Table {
     }
 
     /// Bytes `range` of the dictionary (denominators and entries), their blocks checked.
+    /// The offsets were checked at open; a range outside the dictionary is refused all the
+    /// same, never read.
     fn dictionary_bytes(&self, range: Range<usize>) -> Result<&[u8], Error> {
+        let outside = || self.corrupted(Corruption::DictionaryIndex);
+        let bytes = self.bytes.get(range.clone()).ok_or_else(outside)?;
         if let Some(blocks) = &self.blocks {
+            if range.start < blocks.start || range.end > blocks.end {
+                return Err(outside());
+            }
             blocks
                 .check(&self.bytes, &range)
                 .map_err(|c| self.corrupted(c))?;
         }
-        Ok(&self.bytes[range])
+        Ok(bytes)
     }
 
     /// The file's path.
