@@ -46,8 +46,11 @@ pub mod fen {
 
 pub use error::Error;
 pub use generate::session::Session;
-pub use generate::{Control, Method, Observer, Options, Silent, Solution, solve, solve_all};
+pub use generate::{
+    Control, Method, MethodOptions, Observer, Options, Silent, Solution, solve, solve_all,
+};
 pub use geometry::{Board, Square};
+pub use iterate::Settings as IterateSettings;
 pub use material::{Color, Material, Piece};
 pub use position::Position;
 pub use probe::{MoveInfo, Probe, Tablebase};

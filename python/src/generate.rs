@@ -13,7 +13,7 @@ use std::time::Duration;
 use bidtb::Error;
 use bidtb::internal::generate::driver::{self, Driven, Stopped};
 use bidtb::internal::generate::session::{self, Session};
-use bidtb::{Control, Method, Observer, Options};
+use bidtb::{Control, Method, MethodOptions, Observer, Options};
 use bidtb::Board;
 use bidtb::Material;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
@@ -321,9 +321,11 @@ pub fn generate(
     let mut session = Session::open(&out, board, method, allow_uncertified).py(py)?;
     let dir = session.dir.clone();
     let mut options = Options::new(board);
-    options.method = method;
+    options.method = method.into();
     options.materials = materials;
-    options.max_iterations = max_iterations;
+    if let MethodOptions::Iterate(settings) = &mut options.method {
+        settings.max_iterations = max_iterations;
+    }
 
     let stop = AtomicBool::new(false);
     let control = Control {

@@ -11,10 +11,12 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::parse_board;
 use bidtb::Board;
 use bidtb::Error;
+use bidtb::internal::generate;
 use bidtb::internal::generate::driver::Driven;
 use bidtb::internal::generate::report::Summary;
 use bidtb::internal::generate::session::{self, Session};
-use bidtb::internal::generate::{self, Method, Observer, Options};
+use bidtb::{IterateSettings, MethodOptions};
+use bidtb::{Method, Observer, Options};
 
 /// Progress on stderr: a bar when stderr is a terminal, stage lines otherwise.
 struct Progress {
@@ -163,7 +165,7 @@ fn human_summary(summary: &Summary, out: &mut impl Write) -> std::io::Result<()>
             } else {
                 "s"
             },
-            stages.solve
+            stages.stage("solve")
         )?;
         if !summary.reused.is_empty() {
             writeln!(out, "reused: {}", summary.reused.join(", "))?;
@@ -180,7 +182,7 @@ fn human_summary(summary: &Summary, out: &mut impl Write) -> std::io::Result<()>
         writeln!(
             out,
             "board {}: {} iterations in {:.1} s",
-            summary.board, summary.iterations_run, stages.iterate
+            summary.board, summary.iterations_run, stages.stage("iterate")
         )?;
         match summary.first_richman_iteration {
             Some(n) => writeln!(
@@ -481,7 +483,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
             return Err(usage("--plan lists the jobs of --method solve".into()));
         }
         let mut options = Options::new(board);
-        options.method = method;
+        options.method = method.into();
         options.materials = materials;
         return print_plan(&generate::driver::plan(&options), board, &out, json)
             .map_err(|e| (1, Error::io("stdout", e)));
@@ -493,12 +495,17 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         })?;
     let dir = session.dir.clone();
     let mut options = Options::new(board);
-    options.method = method;
     options.materials = materials;
-    options.guesses = guesses;
-    options.max_iterations = max_iterations;
-    options.check_every = check_every;
-    options.measure_every = measure_every;
+    options.method = match method {
+        Method::Iterate => MethodOptions::Iterate(IterateSettings {
+            guesses,
+            max_iterations,
+            check_every,
+            measure_every,
+            ..IterateSettings::default()
+        }),
+        Method::Solve => MethodOptions::Solve,
+    };
     let estimate: usize = options
         .materials
         .iter()

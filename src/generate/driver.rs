@@ -26,7 +26,7 @@ pub fn jobs(
     resume: bool,
 ) -> Result<Vec<Result<Vec<Material>, Material>>, Error> {
     let three = Material::three_piece();
-    match options.method {
+    match options.method() {
         Method::Iterate => {
             if let Some(m) = options.materials.iter().find(|m| !three.contains(m)) {
                 return Err(Error::Usage(format!(

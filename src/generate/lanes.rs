@@ -617,7 +617,7 @@ fn solve_or_start_over(
     store: &dyn Solved,
 ) -> Result<Run, Error> {
     let resumable = match (&control.checkpoint_dir, control.resume) {
-        (Some(dir), true) => checkpoints(options.method, dir, materials),
+        (Some(dir), true) => checkpoints(options.method(), dir, materials),
         _ => Vec::new(),
     };
     let first = solve_job(options, materials, obs, control, store);

@@ -133,6 +133,22 @@ pub struct Timings {
     pub solve: f64,
 }
 
+impl Timings {
+    /// The method's own stages by name, for the run's report (the certificate is every
+    /// method's stage, counted apart).
+    pub fn stages(&self) -> [(&'static str, f64); 7] {
+        [
+            ("iterate", self.iterate),
+            ("kernel", self.kernel),
+            ("guess_updates", self.guess_updates),
+            ("richman_tests", self.richman_tests),
+            ("parents", self.parents),
+            ("retirement", self.retirement),
+            ("solve", self.solve),
+        ]
+    }
+}
+
 /// The record of an iteration run.
 #[derive(Clone, Debug, Default)]
 pub struct Iteration {
