@@ -54,6 +54,7 @@ pub use iterate::Settings as IterateSettings;
 pub use material::{Color, Material, Piece};
 pub use position::Position;
 pub use probe::{MoveInfo, Probe, Tablebase};
+pub use solve::run::RunSettings as SolveSettings;
 pub use table::Table;
 pub use value::Value;
 pub use verify::{BoardCheck, verify_board};

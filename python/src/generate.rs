@@ -323,8 +323,11 @@ pub fn generate(
     let mut options = Options::new(board);
     options.method = method.into();
     options.materials = materials;
-    if let MethodOptions::Iterate(settings) = &mut options.method {
-        settings.max_iterations = max_iterations;
+    match &mut options.method {
+        MethodOptions::Iterate(settings) => settings.max_iterations = max_iterations,
+        MethodOptions::Solve(settings) => {
+            *settings = bidtb::SolveSettings::from_env().map_err(|e| to_py(py, e))?
+        }
     }
 
     let stop = AtomicBool::new(false);
@@ -333,12 +336,6 @@ pub fn generate(
         resume,
         jobs: jobs.into(),
         stop: Some(&stop),
-        spill_above: bidtb::internal::resources::spill_above()
-            .map_err(|e| to_py(py, e))?
-            .unwrap_or(bidtb::internal::progress::SPILL_ABOVE_BYTES),
-        page_above: bidtb::internal::resources::page_above()
-            .map_err(|e| to_py(py, e))?
-            .unwrap_or(bidtb::internal::progress::PAGE_ABOVE_BYTES),
         ..Control::default()
     };
     let (tx, rx) = mpsc::channel();

@@ -15,7 +15,7 @@ use bidtb::internal::generate;
 use bidtb::internal::generate::driver::Driven;
 use bidtb::internal::generate::report::Summary;
 use bidtb::internal::generate::session::{self, Session};
-use bidtb::{IterateSettings, MethodOptions};
+use bidtb::{IterateSettings, MethodOptions, SolveSettings};
 use bidtb::{Method, Observer, Options};
 
 /// Progress on stderr: a bar when stderr is a terminal, stage lines otherwise.
@@ -182,7 +182,9 @@ fn human_summary(summary: &Summary, out: &mut impl Write) -> std::io::Result<()>
         writeln!(
             out,
             "board {}: {} iterations in {:.1} s",
-            summary.board, summary.iterations_run, stages.stage("iterate")
+            summary.board,
+            summary.iterations_run,
+            stages.stage("iterate")
         )?;
         match summary.first_richman_iteration {
             Some(n) => writeln!(
@@ -502,9 +504,13 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
             max_iterations,
             check_every,
             measure_every,
+            checkpoint_every,
             ..IterateSettings::default()
         }),
-        Method::Solve => MethodOptions::Solve,
+        Method::Solve => MethodOptions::Solve(SolveSettings {
+            checkpoint_seconds,
+            ..SolveSettings::from_env().map_err(|e| (2, e))?
+        }),
     };
     let estimate: usize = options
         .materials
@@ -521,16 +527,8 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     });
     let control = generate::Control {
         checkpoint_dir: Some(dir.clone()),
-        checkpoint_every,
-        checkpoint_seconds,
         resume,
         stop: Some(&STOP),
-        spill_above: bidtb::internal::resources::spill_above()
-            .map_err(|e| (2, e))?
-            .unwrap_or(bidtb::internal::progress::SPILL_ABOVE_BYTES),
-        page_above: bidtb::internal::resources::page_above()
-            .map_err(|e| (2, e))?
-            .unwrap_or(bidtb::internal::progress::PAGE_ABOVE_BYTES),
         jobs: usize::from(jobs),
         ..generate::Control::default()
     };

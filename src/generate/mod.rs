@@ -73,8 +73,8 @@ impl std::fmt::Display for Method {
 pub enum MethodOptions {
     /// The study's α/β iteration, with its settings.
     Iterate(iterate::Settings),
-    /// Exact linear solves under improving strategies.
-    Solve,
+    /// Exact linear solves under improving strategies, with the settings of its runs.
+    Solve(solve::run::RunSettings),
 }
 
 impl MethodOptions {
@@ -82,7 +82,7 @@ impl MethodOptions {
     pub fn kind(&self) -> Method {
         match self {
             MethodOptions::Iterate(_) => Method::Iterate,
-            MethodOptions::Solve => Method::Solve,
+            MethodOptions::Solve(_) => Method::Solve,
         }
     }
 }
@@ -92,7 +92,7 @@ impl From<Method> for MethodOptions {
     fn from(method: Method) -> MethodOptions {
         match method {
             Method::Iterate => MethodOptions::Iterate(iterate::Settings::default()),
-            Method::Solve => MethodOptions::Solve,
+            Method::Solve => MethodOptions::Solve(solve::run::RunSettings::default()),
         }
     }
 }
@@ -123,7 +123,7 @@ impl Options {
     /// The same options with the solve method.
     pub fn solve(board: Board) -> Options {
         Options {
-            method: MethodOptions::Solve,
+            method: Method::Solve.into(),
             ..Options::new(board)
         }
     }
@@ -137,7 +137,15 @@ impl Options {
     pub fn iterate_settings(&self) -> iterate::Settings {
         match &self.method {
             MethodOptions::Iterate(settings) => settings.clone(),
-            MethodOptions::Solve => iterate::Settings::default(),
+            MethodOptions::Solve(_) => iterate::Settings::default(),
+        }
+    }
+
+    /// The solve method's run settings (the defaults when the method is not the solve).
+    pub fn solve_settings(&self) -> solve::run::RunSettings {
+        match &self.method {
+            MethodOptions::Solve(settings) => settings.clone(),
+            MethodOptions::Iterate(_) => solve::run::RunSettings::default(),
         }
     }
 
@@ -149,7 +157,7 @@ impl Options {
         }
         match &mut self.method {
             MethodOptions::Iterate(settings) => settings,
-            MethodOptions::Solve => unreachable!("set to the iteration above"),
+            MethodOptions::Solve(_) => unreachable!("set to the iteration above"),
         }
     }
 }
@@ -514,7 +522,7 @@ pub fn solve_job(
     solved: &dyn Solved,
 ) -> Result<Run, Error> {
     if !control.beside_others {
-        check_memory(options, materials, control.page_above)?;
+        check_memory(options, materials, options.solve_settings().page_above)?;
     }
     let board = options.board;
     let started = std::time::Instant::now();
@@ -575,7 +583,15 @@ pub fn solve_job(
         Method::Solve => {
             let started = std::time::Instant::now();
             obs.stage("solve");
-            let out = match solve::run::run(board, materials, &graph, &terminals, obs, control)? {
+            let out = match solve::run::run(
+                board,
+                materials,
+                &graph,
+                &terminals,
+                obs,
+                control,
+                &options.solve_settings(),
+            )? {
                 solve::run::Run::Finished(out) => out,
                 solve::run::Run::Interrupted { checkpoint } => {
                     return Ok(Run::Interrupted { n: 0, checkpoint });

@@ -219,7 +219,7 @@ pub(super) fn run(
         mut history,
         every: saved_every,
     } = starting_state(board, options, obs, control, graph)?;
-    let every = control.checkpoint_every.or(saved_every);
+    let every = options.checkpoint_every.or(saved_every);
     let mut first_richman = None;
     let mut richman_tests = Vec::new();
     let mut test_seconds = 0.0;

@@ -55,6 +55,9 @@ pub struct Settings {
     /// never), then after twice as many, and so on up to eight times as many; retire from
     /// the kernel those that no unproved position needs. No result depends on this.
     pub retire_every: u32,
+    /// Save a checkpoint every this many iterations, when stopped, and at the cap (None:
+    /// never, unless the checkpoint resumed from carries an interval).
+    pub checkpoint_every: Option<u32>,
 }
 
 impl Default for Settings {
@@ -67,6 +70,7 @@ impl Default for Settings {
             check_every: 16,
             measure_every: 256,
             retire_every: 32,
+            checkpoint_every: None,
         }
     }
 }
@@ -251,7 +255,7 @@ pub enum ExactValues {
 /// asked for, nor with checkpoints or a resumption (those keep the guessing path, whose
 /// state they hold).
 pub fn wants_exact_values(settings: &Settings, control: &Control<'_>) -> bool {
-    !settings.guesses && control.checkpoint_every.is_none() && !control.resume
+    !settings.guesses && settings.checkpoint_every.is_none() && !control.resume
 }
 
 /// Run the iteration on `graph` (the positions of `index`, whose graph has no exits: the
