@@ -30,6 +30,7 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 use serde_json::json;
 
+use crate::boundary::Known;
 use crate::error::Error;
 use crate::fen;
 use crate::geometry::Board;
@@ -85,24 +86,22 @@ impl Entry {
         }
     }
 
-    /// The same entry seen from the colour-flipped side: 1 − value, closures swapped;
-    /// where α < β, the flipped α is 1 − β and the flipped β is 1 − α.
-    pub fn flipped(self) -> Entry {
-        let (alpha, beta) = match self.beta {
-            Some(beta) => (beta, Some(self.value)),
-            None => (self.value, None),
-        };
-        Entry {
-            value: alpha.complement(),
-            beta: beta.map(|a| a.complement()),
-            level_white: self.level_black,
-            level_black: self.level_white,
-        }
-    }
-
     /// β: the value where α = β.
     pub fn upper(&self) -> &Value {
         self.beta.as_ref().unwrap_or(&self.value)
+    }
+}
+
+impl From<Known> for Entry {
+    /// A stored position's α, β and levels as the probe reports them: β only where it lies
+    /// above α, a level only inside its closure.
+    fn from(k: Known) -> Entry {
+        Entry {
+            beta: (k.beta != k.alpha).then_some(k.beta),
+            value: k.alpha,
+            level_white: level(k.level_white),
+            level_black: level(k.level_black),
+        }
     }
 }
 
@@ -470,13 +469,8 @@ impl Tablebase {
     /// material is not the stored one).
     pub fn entry(&self, board: Board, pos: &Position) -> Result<Entry, Error> {
         let (t, i, mirrored) = self.locate(board, pos)?;
-        let e = Entry {
-            value: t.value(i)?,
-            beta: t.beta_if_above(i)?,
-            level_white: level(t.level_white(i)),
-            level_black: level(t.level_black(i)),
-        };
-        Ok(if mirrored { e.flipped() } else { e })
+        let known = t.known(i, &table::FromFile)?;
+        Ok(Entry::from(if mirrored { known.mirrored() } else { known }))
     }
 
     /// The chip file of `material` on `board` for `total` chips, opened once and kept; an

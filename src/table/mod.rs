@@ -37,6 +37,9 @@
 
 mod blocks;
 mod dictionary;
+mod stored;
+
+pub use stored::{Decode, FromFile};
 
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
