@@ -10,12 +10,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
 
+use bidtb::Board;
 use bidtb::Error;
-use bidtb::internal::generate::driver::{self, Driven, Stopped};
+use bidtb::Material;
 use bidtb::internal::generate::session::{self, Session};
 use bidtb::{Control, Method, MethodOptions, Observer, Options};
-use bidtb::Board;
-use bidtb::Material;
+use bidtb::{Driven, Stopped};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -340,10 +340,10 @@ pub fn generate(
     };
     let (tx, rx) = mpsc::channel();
     let (done, pending, panicked) = std::thread::scope(|s| {
-        let (options, control, store) = (&options, &control, &mut session.store);
+        let (options, control, session) = (&options, &control, &mut session);
         let worker = s.spawn(move || {
             let observer = Channel(tx);
-            let result = driver::run(options, &observer, control, store);
+            let result = session.run(options, &observer, control);
             let _ = observer.0.send(Message::Done(result));
         });
         let (done, pending) = wait(py, rx, &stop, callback);

@@ -532,7 +532,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         jobs: usize::from(jobs),
         ..generate::Control::default()
     };
-    let driven = generate::driver::run(&options, &progress, &control, &mut session.store);
+    let driven = session.run(&options, &progress, &control);
     let failure = match driven {
         Ok(Driven::Finished(made, skipped)) if !skipped.is_empty() => {
             let list = skipped_list(&skipped);

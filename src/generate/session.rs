@@ -6,9 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::Method;
+use super::driver::{self, Driven};
 use super::report::{self, Summary};
 use super::write::TableStore;
+use super::{Control, Method, Observer, Options};
 use crate::atomic;
 use crate::dirlock::{self, DirLock};
 use crate::error::Error;
@@ -95,6 +96,18 @@ impl Session {
             started: std::time::Instant::now(),
             _lock: lock,
         })
+    }
+
+    /// Run every job of `options` (the materials asked for and what they need, in
+    /// dependency order), each written to this directory as soon as it is proved; see
+    /// [`driver::run`] for `control` (stop flag, resumption, jobs side by side).
+    pub fn run(
+        &mut self,
+        options: &Options,
+        obs: &dyn Observer,
+        control: &Control<'_>,
+    ) -> Result<Driven, Error> {
+        driver::run(options, obs, control, &mut self.store)
     }
 
     /// End the run: remove the checkpoints if it converged and `failed` is false (a capped
