@@ -94,12 +94,19 @@ fn move_lines(
 ) -> String {
     let mut out = String::new();
     let best = moves.first().map(key);
-    for m in moves {
+    // Columns as wide as their longest entry (a long fraction shown in full, a long move
+    // name on a large board), at least the usual widths.
+    let values: Vec<String> = moves.iter().map(|m| shown(&m.value, full)).collect();
+    let width =
+        |texts: &mut dyn Iterator<Item = usize>, least: usize| texts.fold(least, usize::max);
+    let uci_width = width(&mut moves.iter().map(|m| m.uci.chars().count()), 7);
+    let value_width = width(&mut values.iter().map(|v| v.chars().count()), 24);
+    for (m, value) in moves.iter().zip(&values) {
         let mark = if Some(key(m)) == best { "*" } else { " " };
         out += &format!(
-            "  {mark} {:<7} {:<24} {:<18} {closure} level {}",
+            "  {mark} {:<uci_width$} {:<value_width$} {:<18} {closure} level {}",
             m.uci,
-            shown(&m.value, full),
+            value,
             probe::decimal(&m.value, 12),
             level(m.level)
         );
@@ -317,5 +324,29 @@ mod tests {
         assert_eq!(shown_signed(&bid, true), format!("-1/{}", bid.denom()));
         let small = num_rational::BigRational::new(BigInt::from(-3), BigInt::from(64));
         assert_eq!(shown_signed(&small, false), "-3/64");
+    }
+
+    /// A value longer than the column widens the column for every move, so that the
+    /// decimals and levels stay aligned (a long fraction shown in full used to push its
+    /// line's columns right).
+    #[test]
+    fn move_columns_stay_aligned_with_long_values() {
+        let move_info = |uci: &str, value: Value| MoveInfo {
+            uci: uci.to_string(),
+            value,
+            beta: None,
+            level: Some(1),
+            fen: None,
+        };
+        let three = num_bigint::BigUint::from(3u32);
+        let long = Value::new(
+            1u32.into(),
+            three * num_bigint::BigUint::from(10u32).pow(40),
+        );
+        let moves = [move_info("d1d4", long), move_info("a1b1", Value::one())];
+        let text = move_lines(&moves, |m| &m.value, "T", true);
+        let columns: Vec<usize> = text.lines().map(|l| l.find("level").unwrap()).collect();
+        assert_eq!(columns.len(), 2);
+        assert_eq!(columns[0], columns[1], "{text}");
     }
 }
