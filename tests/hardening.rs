@@ -545,3 +545,161 @@ fn regenerating_served_tables_keeps_the_server_answering() {
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/FORMAT.md")).unwrap();
     assert!(format.contains("must not be modified in place while it is open"));
 }
+
+/// Run `bidtb` with `args` in directory `cwd`; its exit code, stdout and stderr.
+fn bidtb_in(cwd: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bidtb"))
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Make a FIFO at `path`.
+fn mkfifo(path: &std::path::Path) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// Open a FIFO's reading end without waiting for a writer; read it to its end once the
+/// writer is gone with [`drain`].
+fn open_fifo_reader(path: &std::path::Path) -> std::fs::File {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .unwrap()
+}
+
+/// What a writer that has finished left in a FIFO opened by [`open_fifo_reader`].
+fn drain(mut f: std::fs::File) -> String {
+    use std::io::Read;
+    let mut text = String::new();
+    let _ = f.read_to_string(&mut text);
+    text
+}
+
+fn is_svg(text: &str) -> bool {
+    text.starts_with("<svg") && text.trim_end().ends_with("</svg>")
+}
+
+/// Output files (issue 66, item 1): `-` is standard output; a symbolic link is written
+/// through to its target (the link stays); a FIFO and a link to this process's standard
+/// output are written into, not replaced; a directory is refused and left alone. For
+/// `map --svg`, `plot --svg` and the atlas's files.
+#[test]
+fn outputs_write_through_links_into_fifos_and_to_standard_output() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let out = root.to_str().unwrap();
+    assert_eq!(
+        bidtb(&["generate", "--board", "4x4", "--out", out, "-q"]).0,
+        0
+    );
+    let fen = "3k/1R2/K3/4";
+    let map = |svg: &str| bidtb_in(root, &["map", "--tables", out, fen, "--svg", svg]);
+    let run = root.join("4x4");
+    let plot = |svg: &str| bidtb_in(root, &["plot", run.to_str().unwrap(), "--svg", svg]);
+    type Draw<'a> = &'a dyn Fn(&str) -> (i32, String, String);
+    for (name, draw) in [("map", &map as Draw<'_>), ("plot", &plot as Draw<'_>)] {
+        // `-`: standard output, no file named `-`.
+        let (code, stdout, stderr) = draw("-");
+        assert_eq!(code, 0, "{name}: {stderr}");
+        assert!(is_svg(&stdout), "{name}: {stdout}");
+        assert!(stderr.contains("standard output"), "{name}: {stderr}");
+        assert!(!root.join("-").exists(), "{name} wrote a file named -");
+        // A symbolic link (relative, into another directory): the target gets the picture.
+        let elsewhere = root.join(format!("{name}-pictures"));
+        std::fs::create_dir(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("p.svg"), b"old").unwrap();
+        let link = root.join(format!("{name}-link.svg"));
+        std::os::unix::fs::symlink(format!("{name}-pictures/p.svg"), &link).unwrap();
+        let (code, _, stderr) = draw(link.to_str().unwrap());
+        assert_eq!(code, 0, "{name}: {stderr}");
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "{name} replaced the link"
+        );
+        assert!(is_svg(
+            &std::fs::read_to_string(elsewhere.join("p.svg")).unwrap()
+        ));
+        assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 1);
+        // A FIFO: written into, still a FIFO.
+        let fifo = root.join(format!("{name}.fifo"));
+        mkfifo(&fifo);
+        let reader = open_fifo_reader(&fifo);
+        let (code, _, stderr) = draw(fifo.to_str().unwrap());
+        assert_eq!(code, 0, "{name}: {stderr}");
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .unwrap()
+                .file_type()
+                .is_fifo(),
+            "{name} replaced the FIFO"
+        );
+        assert!(
+            is_svg(&drain(reader)),
+            "{name}: nothing came through the FIFO"
+        );
+        // A link to this process's standard output (as /dev/stdout is): the picture goes
+        // there, the link stays.
+        let stdout_link = root.join(format!("{name}-stdout"));
+        std::os::unix::fs::symlink("/proc/self/fd/1", &stdout_link).unwrap();
+        let (code, stdout, stderr) = draw(stdout_link.to_str().unwrap());
+        assert_eq!(code, 0, "{name}: {stderr}");
+        assert!(is_svg(&stdout), "{name}: {stdout}");
+        assert!(
+            std::fs::symlink_metadata(&stdout_link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        // A directory: refused, named, left alone.
+        let (code, _, stderr) = draw(elsewhere.to_str().unwrap());
+        assert_eq!(code, 1, "{name}: {stderr}");
+        assert!(stderr.contains("a directory"), "{name}: {stderr}");
+        assert!(elsewhere.is_dir());
+    }
+    // The atlas's files: atlas.md as a link to a file elsewhere, atlas.json as a FIFO.
+    let atlas = root.join("atlas");
+    std::fs::create_dir(&atlas).unwrap();
+    let kept = root.join("kept.md");
+    std::fs::write(&kept, b"old").unwrap();
+    std::os::unix::fs::symlink(&kept, atlas.join("atlas.md")).unwrap();
+    mkfifo(&atlas.join("atlas.json"));
+    let reader = open_fifo_reader(&atlas.join("atlas.json"));
+    let (code, _, stderr) = bidtb(&[
+        "atlas",
+        "--boards",
+        "3x3",
+        "--out",
+        atlas.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        std::fs::symlink_metadata(atlas.join("atlas.md"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(std::fs::read_to_string(&kept).unwrap().contains("3x3"));
+    assert!(
+        std::fs::symlink_metadata(atlas.join("atlas.json"))
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    assert!(drain(reader).contains("\"rows\""));
+}

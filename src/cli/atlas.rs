@@ -194,11 +194,11 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     }
     let json = serde_json::json!({ "rows": rows, "skipped": skipped });
     let text = serde_json::to_string_pretty(&json).expect("serialises");
-    atomic::write_atomic(&args.out.join("atlas.json"), text.as_bytes()).map_err(|e| (1, e))?;
+    atomic::write_output(&args.out.join("atlas.json"), text.as_bytes()).map_err(|e| (1, e))?;
     let md = atlas::markdown(&rows, &skipped);
-    atomic::write_atomic(&args.out.join("atlas.md"), md.as_bytes()).map_err(|e| (1, e))?;
+    atomic::write_output(&args.out.join("atlas.md"), md.as_bytes()).map_err(|e| (1, e))?;
     for (name, svg) in plots(&rows) {
-        atomic::write_atomic(&args.out.join(name), svg.as_bytes()).map_err(|e| (1, e))?;
+        atomic::write_output(&args.out.join(name), svg.as_bytes()).map_err(|e| (1, e))?;
     }
     say(format!(
         "wrote {}, {} and three plots ({} boards, {} skipped)",

@@ -154,7 +154,7 @@ fn write_lists(
         ("quiescent.txt", report::QUIESCENT_HEADING, quiescent),
     ];
     for (name, heading, body) in lists {
-        atomic::write_atomic(&dir.join(name), format!("{heading}{body}").as_bytes())?;
+        atomic::write_output(&dir.join(name), format!("{heading}{body}").as_bytes())?;
     }
     Ok(())
 }
@@ -408,7 +408,7 @@ pub(super) fn run(args: &Args, boards: &[Board]) -> Result<(), (u8, Error)> {
         ("atlas4-census.svg", picture(&rows)),
     ];
     for (name, body) in &files {
-        atomic::write_atomic(&args.out.join(name), body.as_bytes()).map_err(|e| (1, e))?;
+        atomic::write_output(&args.out.join(name), body.as_bytes()).map_err(|e| (1, e))?;
     }
     say(format!(
         "wrote {}, atlas4.md and atlas4-census.svg ({} rows, {} skipped)",

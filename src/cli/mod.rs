@@ -146,7 +146,9 @@ enum Command {
         /// Print JSON: rows of exact values from the top rank, null where a piece stands.
         #[arg(long)]
         json: bool,
-        /// Write the heatmap as SVG to this file.
+        /// Write the heatmap as SVG to this file (`-`: standard output). A regular file is
+        /// replaced whole (through a symbolic link, its target); a device or FIFO is
+        /// written into.
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
         /// The position, e.g. '3k3R/8/3K4/8/8/8/8/8'.
@@ -162,7 +164,9 @@ enum Command {
         /// The run's directory, e.g. tables/8x8.
         #[arg(value_name = "DIR/FxR")]
         run: PathBuf,
-        /// Write the plot as SVG to this file.
+        /// Write the plot as SVG to this file (`-`: standard output). A regular file is
+        /// replaced whole (through a symbolic link, its target); a device or FIFO is
+        /// written into.
         #[arg(long, value_name = "FILE", required = true)]
         svg: PathBuf,
     },

@@ -36,10 +36,10 @@ pub(super) fn run(run_dir: &Path, svg_out: &Path) -> Result<(), (u8, Error)> {
     let fail = |e: Error| (1, e);
     let record = Convergence::read(&run_dir.join("convergence.csv")).map_err(fail)?;
     let (board, first) = summary_facts(&run_dir.join("summary.json")).map_err(fail)?;
-    atomic::write_atomic(svg_out, svg::plot(&record, &board, first).as_bytes()).map_err(fail)?;
+    let place = atomic::write_output(svg_out, svg::plot(&record, &board, first).as_bytes())
+        .map_err(fail)?;
     eprintln!(
-        "wrote {} ({} iterations, {} classes)",
-        svg_out.display(),
+        "wrote {place} ({} iterations, {} classes)",
         record.rows.len(),
         record.classes.len()
     );
