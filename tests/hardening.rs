@@ -703,3 +703,51 @@ fn outputs_write_through_links_into_fifos_and_to_standard_output() {
     );
     assert!(drain(reader).contains("\"rows\""));
 }
+
+/// A closed pipe (issue 66, item 4): `generate … 2>&1 | head -3` whose reader is gone
+/// before the run's first line, and `dump | head`, end quietly: no panic (exit 101), the
+/// run's work done and its status its own.
+#[test]
+fn a_closed_pipe_ends_output_quietly() {
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    for method in ["iterate", "solve"] {
+        // Both streams into one pipe whose reading end is closed at once.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let status = Command::new(env!("CARGO_BIN_EXE_bidtb"))
+            .args([
+                "generate", "--board", "4x4", "--method", method, "--out", out,
+            ])
+            .stdin(Stdio::null())
+            .stdout(writer.try_clone().unwrap())
+            .stderr(writer)
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(0), "{method}");
+        assert!(dir.path().join("4x4/KQvK.bidtb").exists(), "{method}");
+    }
+    // Standard output closed, standard error open: nothing said, exit 0.
+    for args in [
+        vec!["dump", "--tables", out, "--board", "4x4", "KRvK"],
+        vec!["query", "--tables", out, "3k/1R2/K3/4"],
+        vec!["verify", "--tables", out, "--board", "4x4"],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let done = Command::new(env!("CARGO_BIN_EXE_bidtb"))
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert_eq!(done.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("Broken pipe") && !stderr.contains("panicked"),
+            "{args:?}: {stderr}"
+        );
+    }
+}

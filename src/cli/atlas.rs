@@ -160,7 +160,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     }
     let say = |text: String| {
         if !args.quiet {
-            eprintln!("{text}");
+            note!("{text}");
         }
     };
     let mut rows = Vec::new();

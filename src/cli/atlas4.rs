@@ -351,7 +351,7 @@ fn picture(rows: &[Row]) -> String {
 pub(super) fn run(args: &Args, boards: &[Board]) -> Result<(), (u8, Error)> {
     let say = |text: String| {
         if !args.quiet {
-            eprintln!("{text}");
+            note!("{text}");
         }
     };
     let mut rows: Vec<Row> = Vec::new();

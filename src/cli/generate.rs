@@ -57,7 +57,7 @@ impl Progress {
         }
         match &self.bar {
             Some(bar) if !bar.is_finished() => bar.println(text),
-            _ => eprintln!("{text}"),
+            _ => note!("{text}"),
         }
     }
 }
@@ -67,7 +67,7 @@ impl Observer for Progress {
         // Shown even with -q: the run will not make these tables (a run of one job ends
         // with the reason instead).
         if total > 1 {
-            eprintln!("material {k}/{total}: {name} skipped: {reason}");
+            note!("material {k}/{total}: {name} skipped: {reason}");
         }
     }
     fn finished(&self, k: usize, total: usize, line: &str) {
@@ -131,7 +131,7 @@ impl Observer for Progress {
     fn notice(&self, text: &str) {
         match &self.bar {
             Some(bar) if !bar.is_finished() => bar.println(text),
-            _ => eprintln!("{text}"),
+            _ => note!("{text}"),
         }
     }
     fn richman_test(&self, n: u32, violations: usize) {
@@ -574,13 +574,13 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     } else {
         human_summary(&store.summary, stdout)
     };
-    written.map_err(|e| (1, Error::io("stdout", e)))?;
+    super::reader_gone_is_fine(written).map_err(|e| (1, Error::io("stdout", e)))?;
     if !quiet {
-        eprintln!("wrote {}", dir.join("summary.json").display());
+        note!("wrote {}", dir.join("summary.json").display());
         if store.written > 0 {
-            eprintln!("wrote {} table files to {}", store.written, dir.display());
+            note!("wrote {} table files to {}", store.written, dir.display());
         } else if uncertified {
-            eprintln!("no table files written: the values are not proved exact");
+            note!("no table files written: the values are not proved exact");
         }
     }
     match failure {

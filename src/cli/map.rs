@@ -59,7 +59,7 @@ pub(super) fn run(
     let map = ValueMap::of_fen(&tables, text).map_err(fail)?;
     if let Some(path) = svg_out {
         let place = atomic::write_output(path, svg::heatmap(&map).as_bytes()).map_err(fail)?;
-        eprintln!("wrote {place}");
+        note!("wrote {place}");
         if !json {
             return Ok(());
         }

@@ -5,6 +5,16 @@
 //! 1 when work failed at run time (a write error, a missing or corrupt table, a failed
 //! verification or certificate), 2 for bad usage or input (arguments, FEN, position).
 
+/// `eprintln!` that never panics: a line of progress or a message on stderr, dropped when
+/// stderr is closed (`bidtb generate 2>&1 | head -3`) or cannot be written. What a run
+/// reports on stderr is for the reader; the run's work does not depend on it.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod atlas;
 mod atlas4;
 mod chips;
@@ -18,6 +28,7 @@ mod serve;
 mod upgrade;
 mod verify;
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -366,16 +377,16 @@ pub fn main() -> ExitCode {
         }
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             // Bare `bidtb` (or a command group without its command): the help, as usage.
-            eprint!("{}", e.render());
+            let _ = write!(std::io::stderr(), "{}", e.render());
             return ExitCode::from(2);
         }
         Err(e) => {
-            eprintln!("bidtb: {}", usage_error(&e.render().to_string()));
+            note!("bidtb: {}", usage_error(&e.render().to_string()));
             return ExitCode::from(2);
         }
     };
     if let Err((code, e)) = start_up(&cli.command) {
-        eprintln!("bidtb: {e}");
+        note!("bidtb: {e}");
         return ExitCode::from(code);
     }
     let result = match cli.command {
@@ -443,8 +454,13 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of standard output (or of a FIFO written into) went away: `bidtb dump
+        // | head`. It has all it wanted; end quietly.
+        Err((_, Error::Io { source, .. })) if source.kind() == std::io::ErrorKind::BrokenPipe => {
+            ExitCode::SUCCESS
+        }
         Err((code, e)) => {
-            eprintln!("bidtb: {e}");
+            note!("bidtb: {e}");
             ExitCode::from(code)
         }
     }
@@ -478,6 +494,16 @@ fn start_up(command: &Command) -> Result<(), (u8, Error)> {
             )),
         )
     })
+}
+
+/// A write to standard output whose reader went away (EPIPE) counts as done: for output
+/// beside work whose outcome decides the exit status (a summary after a run, a
+/// verification's report), so that the run ends as its work did.
+fn reader_gone_is_fine(written: std::io::Result<()>) -> std::io::Result<()> {
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
 }
 
 /// The exit code for an error: 2 for bad input, 1 for everything that failed at run time.

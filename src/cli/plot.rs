@@ -38,7 +38,7 @@ pub(super) fn run(run_dir: &Path, svg_out: &Path) -> Result<(), (u8, Error)> {
     let (board, first) = summary_facts(&run_dir.join("summary.json")).map_err(fail)?;
     let place = atomic::write_output(svg_out, svg::plot(&record, &board, first).as_bytes())
         .map_err(fail)?;
-    eprintln!(
+    note!(
         "wrote {place} ({} iterations, {} classes)",
         record.rows.len(),
         record.classes.len()

@@ -17,7 +17,7 @@ pub(super) fn run(
     let tables = Tablebase::open(dir).map_err(|e| (1, e))?;
     let boards: Vec<String> = tables.boards().map(|b| b.to_string()).collect();
     if boards.is_empty() {
-        eprintln!(
+        note!(
             "bidtb: warning: no tables under {} (make them with `bidtb generate --out {}`)",
             dir.display(),
             dir.display()
@@ -29,7 +29,7 @@ pub(super) fn run(
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "listening on http://{bound}/");
         let _ = out.flush();
-        eprintln!(
+        note!(
             "serving {} ({}); stop with Ctrl-C",
             dir.display(),
             if boards.is_empty() {

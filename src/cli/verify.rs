@@ -81,7 +81,7 @@ pub(super) fn run(
     for b in boards {
         // One line per material on stderr: a large board takes minutes.
         let report = |c: verify::Checked<'_>| {
-            eprintln!(
+            note!(
                 "{b}: {} ({} of {}) {} in {:.1} s",
                 c.material,
                 c.index,
@@ -100,9 +100,7 @@ pub(super) fn run(
     } else {
         checks.iter().map(human).collect()
     };
-    std::io::stdout()
-        .lock()
-        .write_all(out.as_bytes())
+    super::reader_gone_is_fine(std::io::stdout().lock().write_all(out.as_bytes()))
         .map_err(|e| (1, Error::io("stdout", e)))?;
     match checks.iter().find(|c| !c.ok) {
         Some(c) => Err((
