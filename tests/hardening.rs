@@ -751,3 +751,32 @@ fn a_closed_pipe_ends_output_quietly() {
         );
     }
 }
+
+/// Help texts (issue 66, item 11): `upgrade` names the format version this build writes,
+/// `generate` the solve checkpoints' real names.
+#[test]
+fn help_texts_name_the_current_version_and_files() {
+    let v = bidtb::table::VERSION;
+    let (code, stdout, _) = bidtb(&["upgrade", "--help"]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains(&format!("(version {v}, docs/FORMAT.md)")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("older than version {v} is")),
+        "{stdout}"
+    );
+    for old in 1..v {
+        assert!(!stdout.contains(&format!("version {old},")), "{stdout}");
+    }
+    let (_, stdout, _) = bidtb(&["--help"]);
+    assert!(
+        stdout.contains(&format!("(version {v}, docs/FORMAT.md)")),
+        "{stdout}"
+    );
+    let (code, stdout, _) = bidtb(&["generate", "--help"]);
+    assert_eq!(code, 0);
+    assert!(!stdout.contains("solve.ckpt"), "{stdout}");
+    assert!(stdout.contains("solve-MATERIAL.ckpt"), "{stdout}");
+}

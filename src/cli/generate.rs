@@ -315,7 +315,8 @@ pub(super) struct Args {
     /// Ctrl-C or SIGTERM, and reaching --max-iterations, then also save one.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..), value_name = "N")]
     pub checkpoint_every: Option<u32>,
-    /// With --method solve: also save the solve's state to DIR/FxR/solve.ckpt every S
+    /// With --method solve: also save the solve's state to DIR/FxR/solve-MATERIAL.ckpt
+    /// (solve-KNvKN.ckpt; materials solved jointly joined by +) every S
     /// seconds while it runs (it is always saved when the run is stopped by Ctrl-C or
     /// SIGTERM: strategies, the values solved so far, the refinement of systems under way).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), value_name = "S")]
@@ -323,7 +324,7 @@ pub(super) struct Args {
     /// Continue from the newest valid checkpoint in DIR/FxR (from the start if there is
     /// none): for --method iterate also past an earlier --max-iterations; for --method
     /// solve, materials whose tables are already there (and valid) are kept, and the one
-    /// under way continues from DIR/FxR/solve.ckpt. The result is exactly that of an
+    /// under way continues from DIR/FxR/solve-MATERIAL.ckpt. The result is exactly that of an
     /// uninterrupted run.
     #[arg(long)]
     pub resume: bool,

@@ -247,19 +247,10 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Rewrite the tables of earlier builds in the format this build writes (version 4,
-    /// docs/FORMAT.md), in place: about half the bytes where values are long (8x8 KBvKN:
-    /// 9.5 GB to 4.8 GB), the same positions, values and levels.
-    ///
-    /// Every table file of the board (or of every board directory in DIR) older than version
-    /// 4 is rewritten atomically, read back and compared with the old file position by
-    /// position and value by value; if anything differed the old file would be put back.
-    /// Files already current are left alone. Holds the board directory's lock, so not while
-    /// `generate` writes there. Holds one file's values decoded at a time (8x8 KBvKN: 9.5 GB
-    /// of digits; upgrading the 33 8x8 tables peaked at 23.1 GB resident, the mapped pages
-    /// of the old and new file included, in 6 minutes). Tables of earlier versions are read
-    /// as they are; upgrading only saves space.
-    /// Exit status 1 if any file was not upgraded (each is named).
+    /// Rewrite the tables of earlier builds in the format this build writes: the help
+    /// text is [`upgrade_about`] and [`upgrade_long_about`], which name the format version
+    /// from [`bidtb::table::VERSION`].
+    #[command(about = upgrade_about(), long_about = upgrade_long_about())]
     Upgrade {
         /// Directory holding the tables.
         #[arg(long, default_value = "tables")]
@@ -307,6 +298,35 @@ enum Command {
         /// The material, as stored (KRvKN, not KNvKR).
         material: String,
     },
+}
+
+/// The first paragraph of `upgrade --help` (and its line in `bidtb --help`).
+fn upgrade_about() -> String {
+    format!(
+        "Rewrite the tables of earlier builds in the format this build writes (version {}, \
+         docs/FORMAT.md), in place",
+        bidtb::table::VERSION
+    )
+}
+
+/// `upgrade --help`: the format version written is [`bidtb::table::VERSION`], never a
+/// literal that a new version leaves behind.
+fn upgrade_long_about() -> String {
+    let v = bidtb::table::VERSION;
+    format!(
+        "{}: about half the bytes where values are long (8x8 KBvKN: 9.5 GB to 4.8 GB), the \
+         same positions, values and levels.\n\n\
+         Every table file of the board (or of every board directory in DIR) older than \
+         version {v} is rewritten atomically, read back and compared with the old file \
+         position by position and value by value; if anything differed the old file would \
+         be put back. Files already current are left alone. Holds the board directory's \
+         lock, so not while `generate` writes there. Holds one file's values decoded at a \
+         time (8x8 KBvKN: 9.5 GB of digits; upgrading the 33 8x8 tables peaked at 23.1 GB \
+         resident, the mapped pages of the old and new file included, in 6 minutes). Tables \
+         of earlier versions are read as they are; upgrading only saves space. Exit status 1 \
+         if any file was not upgraded (each is named).",
+        upgrade_about()
+    )
 }
 
 /// Who holds the tie-break marker.
