@@ -780,3 +780,147 @@ fn help_texts_name_the_current_version_and_files() {
     assert!(!stdout.contains("solve.ckpt"), "{stdout}");
     assert!(stdout.contains("solve-MATERIAL.ckpt"), "{stdout}");
 }
+
+/// Messages and guards (issue 66, item 13): control characters from user input (a FEN, a
+/// path, an argument) are escaped in error messages, never sent to the terminal raw.
+#[test]
+fn error_messages_escape_control_characters() {
+    let nasty = "\u{1b}]0;owned\u{7}\u{1b}[2J";
+    for args in [
+        vec!["query".to_string(), format!("3k/1R2/K3/4{nasty}")],
+        vec![
+            "query".to_string(),
+            "--tables".to_string(),
+            format!("/nonexistent/{nasty}"),
+            "3k/1R2/K3/4".to_string(),
+        ],
+        vec!["dump".to_string(), format!("KRvK{nasty}")],
+        vec!["serve".to_string(), "--addr".to_string(), nasty.to_string()],
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, _, stderr) = bidtb(&args);
+        assert_ne!(code, 0, "{args:?}");
+        assert!(
+            !stderr.contains('\u{1b}') && !stderr.contains('\u{7}'),
+            "{args:?}: {stderr:?}"
+        );
+        // Shown escaped (clap's own messages drop them instead).
+        assert!(
+            args[0] == "serve" || stderr.contains("\\u{1b}]0;owned\\u{7}"),
+            "{args:?}: {stderr:?}"
+        );
+    }
+}
+
+/// `atlas --from-tables` naming no directory fails, named (issue 66, item 13).
+#[test]
+fn atlas_from_missing_tables_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("atlas");
+    let (code, _, stderr) = bidtb(&[
+        "atlas",
+        "--pieces",
+        "4",
+        "--boards",
+        "3x3",
+        "--from-tables",
+        "/nonexistent/tables",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--from-tables /nonexistent/tables: No such file or directory"),
+        "{stderr}"
+    );
+    assert!(!out.join("atlas4.json").exists());
+}
+
+/// `verify` and `atlas` in a board directory that a run holds (a `generate` there) are
+/// refused, naming the holder, as `chips` and `upgrade` are (issue 66, item 13).
+#[test]
+fn verify_and_atlas_respect_the_directory_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    assert_eq!(
+        bidtb(&["generate", "--board", "4x4", "--out", root, "-q"]).0,
+        0
+    );
+    let board = dir.path().join("4x4");
+    let held = DirLock::acquire(&board).unwrap();
+    let holder = format!("process {}", std::process::id());
+    for args in [
+        vec!["verify", "--tables", root],
+        vec!["verify", "--tables", root, "--board", "4x4"],
+        vec!["atlas", "--boards", "4x4", "--out", root, "-q"],
+        vec![
+            "atlas",
+            "--pieces",
+            "4",
+            "--boards",
+            "4x4",
+            "--from-tables",
+            root,
+            "--out",
+            root,
+            "-q",
+        ],
+    ] {
+        let (code, _, stderr) = bidtb(&args);
+        assert_eq!(code, 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&holder) && stderr.contains("in use"),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert!(!board.join("atlas-row.json").exists());
+    assert!(!dir.path().join("atlas.json").exists());
+    drop(held);
+    let (code, _, stderr) = bidtb(&["verify", "--tables", root]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+/// `serve --addr localhost:0` listens on a free port of what localhost resolves to and
+/// prints the address bound (issue 66, item 13).
+#[test]
+fn serve_accepts_a_host_name_and_port_0() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let (_dir, root) = serve_4x4();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bidtb"))
+        .args(["serve", "--addr", "localhost:0", "--tables"])
+        .arg(&root)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let host = line
+        .trim()
+        .strip_prefix("listening on http://")
+        .and_then(|h| h.strip_suffix('/'))
+        .map(str::to_string);
+    let answer = host
+        .as_deref()
+        .map(|h| raw_exchange(h, b"GET /api/boards HTTP/1.1\r\nHost: x\r\n\r\n"));
+    let _ = child.kill();
+    let _ = child.wait();
+    let host = host.unwrap_or_else(|| panic!("first line: {line:?}"));
+    let addr: std::net::SocketAddr = host.parse().unwrap();
+    assert!(addr.ip().is_loopback() && addr.port() != 0, "{host}");
+    assert_eq!(json_body(&answer.unwrap())["boards"][0], "4x4");
+    // A name that does not resolve, and a missing port, are named.
+    let (code, _, stderr) = bidtb(&["serve", "--addr", "no-such-host.invalid:80"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("'no-such-host.invalid' does not resolve"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = bidtb(&["serve", "--addr", "localhost"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("HOST:PORT"), "{stderr}");
+}

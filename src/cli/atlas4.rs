@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use bidtb::atomic;
+use bidtb::dirlock::DirLock;
 use bidtb::error::Error;
 use bidtb::generate::atlas::{self, Row};
 use bidtb::generate::driver::{self, Driven, InMemory, Store};
@@ -348,6 +349,14 @@ fn picture(rows: &[Row]) -> String {
     svg
 }
 
+/// Whether `a` and `b` are one directory (a second lock on it would wait for the first).
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
 pub(super) fn run(args: &Args, boards: &[Board]) -> Result<(), (u8, Error)> {
     let say = |text: String| {
         if !args.quiet {
@@ -364,6 +373,18 @@ pub(super) fn run(args: &Args, boards: &[Board]) -> Result<(), (u8, Error)> {
             .from_tables
             .as_ref()
             .filter(|dir| dir.join(board.to_string()).is_dir());
+        // No other run (a `generate` in the same directory) may write the board's
+        // directories meanwhile: the one written and the one read are locked while the
+        // board is made.
+        let out_dir = args.out.join(board.to_string());
+        std::fs::create_dir_all(&out_dir).map_err(|e| (1, Error::io(&out_dir, e)))?;
+        let _lock = super::atlas::lock_if_there(&out_dir)?;
+        let _source_lock = match tables.map(|t| t.join(board.to_string())) {
+            Some(source) if !same_dir(&source, &out_dir) => {
+                DirLock::acquire_to_read(&source).map_err(|e| (super::exit_code(&e), e))?
+            }
+            _ => None,
+        };
         if tables.is_none()
             && let Ok(text) = std::fs::read_to_string(&saved)
             && let Ok(mut kept) = serde_json::from_str::<Vec<Row>>(&text)

@@ -208,9 +208,11 @@ enum Command {
         /// Directory holding the tables.
         #[arg(long, default_value = "tables")]
         tables: PathBuf,
-        /// Address to listen on (port 0 picks a free port; the address is printed).
-        #[arg(long, default_value = "127.0.0.1:8080")]
-        addr: std::net::SocketAddr,
+        /// Address to listen on, HOST:PORT: an IP address or a host name that resolves
+        /// (localhost:8080, [::1]:8080); port 0 picks a free port. The address bound is
+        /// printed.
+        #[arg(long, default_value = "127.0.0.1:8080", value_parser = parse_addr)]
+        addr: Addrs,
         /// Seconds a client gets to send a request's line and headers.
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
         header_timeout: u64,
@@ -358,6 +360,37 @@ fn parse_holdings(s: &str) -> Result<(u32, u32), String> {
     }
 }
 
+/// The addresses `--addr HOST:PORT` names, in the resolver's order (the server listens on
+/// the first it can bind).
+#[derive(Clone, Debug)]
+pub(crate) struct Addrs(pub Vec<std::net::SocketAddr>);
+
+/// Read `--addr`: an address, or a host name with a port, resolved now.
+fn parse_addr(s: &str) -> Result<Addrs, String> {
+    use std::net::ToSocketAddrs;
+    if let Ok(a) = s.parse::<std::net::SocketAddr>() {
+        return Ok(Addrs(vec![a]));
+    }
+    let Some((host, port)) = s.rsplit_once(':') else {
+        return Err(format!(
+            "'{s}': give HOST:PORT, e.g. 127.0.0.1:8080 or localhost:0 (port 0: any free port)"
+        ));
+    };
+    if host.is_empty() || port.parse::<u16>().is_err() {
+        return Err(format!(
+            "'{s}': give HOST:PORT with a port 0 to 65535, e.g. localhost:8080"
+        ));
+    }
+    let found: Vec<std::net::SocketAddr> = s
+        .to_socket_addrs()
+        .map_err(|e| format!("'{host}' does not resolve: {e}"))?
+        .collect();
+    if found.is_empty() {
+        return Err(format!("'{host}' resolves to no address"));
+    }
+    Ok(Addrs(found))
+}
+
 fn parse_board(s: &str) -> Result<Board, String> {
     s.parse::<Board>().map_err(|e| e.to_string())
 }
@@ -401,12 +434,13 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         Err(e) => {
-            note!("bidtb: {}", usage_error(&e.render().to_string()));
+            let text = usage_error(&e.render().to_string());
+            note!("bidtb: {}", bidtb::error::printable(&text));
             return ExitCode::from(2);
         }
     };
     if let Err((code, e)) = start_up(&cli.command) {
-        note!("bidtb: {e}");
+        note!("bidtb: {}", bidtb::error::printable(&e.to_string()));
         return ExitCode::from(code);
     }
     let result = match cli.command {
@@ -480,7 +514,7 @@ pub fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err((code, e)) => {
-            note!("bidtb: {e}");
+            note!("bidtb: {}", bidtb::error::printable(&e.to_string()));
             ExitCode::from(code)
         }
     }

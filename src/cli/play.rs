@@ -273,7 +273,9 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
             };
             match result {
                 Ok(()) => break,
-                Err(PlayError::Refused(r)) => writeln!(out, "{}", r.text).map_err(io)?,
+                Err(PlayError::Refused(r)) => {
+                    writeln!(out, "{}", bidtb::error::printable(&r.text)).map_err(io)?
+                }
                 Err(PlayError::Tables(e)) => return Err(fail(e)),
             }
         }

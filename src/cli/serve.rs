@@ -1,7 +1,6 @@
 //! `bidtb serve`: open the tables once and serve the API and the explorer page.
 
 use std::io::Write;
-use std::net::SocketAddr;
 use std::path::Path;
 
 use crate::server;
@@ -10,7 +9,7 @@ use bidtb::probe::Tablebase;
 
 pub(super) fn run(
     dir: &Path,
-    addr: SocketAddr,
+    addr: super::Addrs,
     header_timeout: u64,
     limits: server::GameLimits,
 ) -> Result<(), (u8, Error)> {
@@ -24,7 +23,7 @@ pub(super) fn run(
         );
     }
     let timeout = std::time::Duration::from_secs(header_timeout);
-    server::serve(tables, addr, timeout, limits, |bound| {
+    server::serve(tables, &addr.0, timeout, limits, |bound| {
         // The first line on stdout is the address, for scripts and tests to read.
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "listening on http://{bound}/");

@@ -217,11 +217,12 @@ pub fn router(app: Arc<AppState>) -> Router {
         .with_state(app)
 }
 
-/// Serve until Ctrl-C or SIGTERM; `ready` gets the bound address once listening. Clients
+/// Serve until Ctrl-C or SIGTERM on the first of `addrs` that can be bound (a host name's
+/// addresses); `ready` gets the bound address once listening. Clients
 /// get `header_timeout` to send a request's line and headers.
 pub fn serve(
     tb: Tablebase,
-    addr: SocketAddr,
+    addrs: &[SocketAddr],
     header_timeout: std::time::Duration,
     limits: GameLimits,
     ready: impl FnOnce(SocketAddr),
@@ -231,12 +232,15 @@ pub fn serve(
         .build()
         .map_err(|e| Error::io("the server's runtime", e))?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr)
+        let named = addrs
+            .iter()
+            .map(SocketAddr::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let listener = tokio::net::TcpListener::bind(addrs)
             .await
-            .map_err(|e| Error::io(addr.to_string(), e))?;
-        let bound = listener
-            .local_addr()
-            .map_err(|e| Error::io(addr.to_string(), e))?;
+            .map_err(|e| Error::io(&named, e))?;
+        let bound = listener.local_addr().map_err(|e| Error::io(&named, e))?;
         ready(bound);
         let app = Arc::new(AppState {
             tb,
