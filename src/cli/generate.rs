@@ -284,7 +284,8 @@ pub(super) struct Args {
     /// --resume always use the guesses.
     #[arg(long)]
     pub guesses: bool,
-    /// Worker threads, 1 to 1024 (default: one per core).
+    /// Worker threads, 1 to 1024 (default: one per core; more than the cores start one per
+    /// core, with a warning).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=super::MAX_THREADS as i64))]
     pub threads: Option<u16>,
     /// Stop after N iterations even if not converged (the summary then says so, and no

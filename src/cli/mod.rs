@@ -537,7 +537,7 @@ fn start_up(command: &Command) -> Result<(), (u8, Error)> {
     };
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(t) = threads {
-        pool = pool.num_threads(t as usize);
+        pool = pool.num_threads(thread_count(t as usize, cores()));
     }
     pool.build_global().map_err(|e| {
         (
@@ -558,6 +558,26 @@ fn reader_gone_is_fine(written: std::io::Result<()>) -> std::io::Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
     }
+}
+
+/// The cores this process may run on (1 if that cannot be told).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+}
+
+/// The worker threads to start for `--threads asked` on a machine with `cores` cores: as
+/// asked up to the cores, which the work cannot outrun (on 4x4, 1024 threads took 20.6 s
+/// against 0.22 s with 2), else the cores, with a warning.
+fn thread_count(asked: usize, cores: usize) -> usize {
+    if asked <= cores {
+        return asked;
+    }
+    note!(
+        "bidtb: warning: --threads {asked} is more than the {cores} core{} this process may \
+         use: starting {cores} (more threads only wait for each other)",
+        if cores == 1 { "" } else { "s" }
+    );
+    cores
 }
 
 /// The exit code for an error: 2 for bad input, 1 for everything that failed at run time.
