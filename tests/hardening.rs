@@ -1076,3 +1076,39 @@ fn a_dangling_table_link_is_named() {
     );
     assert!(!stderr.contains("missing table"), "{stderr}");
 }
+
+/// `/api/query`'s `chips=`: totals outside 1 to 16000 and an empty value are bad requests
+/// (400, naming the bound), not server errors (issue 66, item 9).
+#[test]
+fn query_chips_out_of_range_or_empty_are_bad_requests() {
+    let (_dir, root) = serve_4x4();
+    let server = common::Server::start(&root);
+    let host = server.host();
+    let ask = |chips: &str| {
+        let request = format!("GET /api/query?fen=k3/4/4/K2R{chips} HTTP/1.1\r\nHost: x\r\n\r\n");
+        raw_exchange(&host, request.as_bytes())
+    };
+    for chips in ["0:0", "16000:1", "65535:65535", "4294967295:1"] {
+        let answer = ask(&format!("&chips={chips}"));
+        assert!(answer.starts_with("HTTP/1.1 400"), "{chips}: {answer}");
+        let error = json_body(&answer)["error"].as_str().unwrap().to_string();
+        assert!(
+            error.contains(&format!(
+                "chips={chips}: the chips in all must be 1 to 16000"
+            )),
+            "{error}"
+        );
+    }
+    for empty in ["&chips=", "&chips=%20", "&chips=&tiebreak=black"] {
+        let answer = ask(empty);
+        assert!(answer.starts_with("HTTP/1.1 400"), "{empty}: {answer}");
+        let error = json_body(&answer)["error"].as_str().unwrap().to_string();
+        assert!(error.contains("chips= is empty"), "{error}");
+    }
+    // Within the bounds, on tables without chip files: 404 naming what is missing.
+    let answer = ask("&chips=1:1");
+    assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
+    // The server is still up and answers.
+    let answer = ask("");
+    assert_eq!(json_body(&answer)["value"], "23/32", "{answer}");
+}

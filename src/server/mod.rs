@@ -144,16 +144,34 @@ async fn query(
 /// The holdings a query asks about, if any: `chips=W:B`, `tiebreak=white|black` (white by
 /// default).
 fn chip_request(p: &FenParam) -> Result<Option<(u32, u32, Color)>, String> {
-    let Some(text) = p.chips.as_deref().filter(|c| !c.trim().is_empty()) else {
+    let Some(text) = p.chips.as_deref() else {
         return match p.tiebreak {
             Some(_) => Err("tiebreak goes with chips=W:B".into()),
             None => Ok(None),
         };
     };
+    if text.trim().is_empty() {
+        return Err(
+            "chips= is empty: give White's and Black's chips as W:B, e.g. chips=100:100 (or \
+             leave chips out)"
+                .into(),
+        );
+    }
     let bad = || format!("chips={text}: give White's and Black's chips as W:B, e.g. 100:100");
     let (w, b) = text.split_once(':').ok_or_else(bad)?;
     let w: u32 = w.trim().parse().map_err(|_| bad())?;
     let b: u32 = b.trim().parse().map_err(|_| bad())?;
+    // The chip tables exist for 1 to MAX_TOTAL chips in all (`bidtb query --chips` says
+    // the same).
+    match w.checked_add(b) {
+        Some(k) if (1..=bidtb::chips::MAX_TOTAL).contains(&k) => {}
+        _ => {
+            return Err(format!(
+                "chips={text}: the chips in all must be 1 to {}",
+                bidtb::chips::MAX_TOTAL
+            ));
+        }
+    }
     let marker = match p.tiebreak.as_deref() {
         None | Some("white") => Color::White,
         Some("black") => Color::Black,
