@@ -1112,3 +1112,107 @@ fn query_chips_out_of_range_or_empty_are_bad_requests() {
     let answer = ask("");
     assert_eq!(json_body(&answer)["value"], "23/32", "{answer}");
 }
+
+/// `bidtb play` with `input` (bytes) on standard input: exit code, stdout, stderr.
+fn play_with(args: &[&str], input: &[u8]) -> (i32, String, String) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bidtb"))
+        .arg("play")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Numbers in a bid or a bankroll are bounded in digits (issue 66, item 2: 1.5 million
+/// digits took over 100 s to read, and three such requests froze the server): longer ones
+/// are refused at once, naming the bound, in the terminal game and over HTTP, and the
+/// server answers others meanwhile.
+#[test]
+fn long_numbers_are_refused_at_once() {
+    let max = bidtb::play::game::MAX_DIGITS;
+    let (_dir, root) = serve_4x4();
+    let tables = root.to_str().unwrap();
+    let huge = format!("1/{}", "1".repeat(1_500_000));
+    let over = format!("1/{}", "1".repeat(max + 1));
+    let started = std::time::Instant::now();
+    let (code, stdout, stderr) = play_with(
+        &["--tables", tables, "--bankroll", "1", "3k/4/1K2/2R1"],
+        format!("{huge}\n{over}\nquit\n").as_bytes(),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains(&format!("a number has at most {max} digits")),
+        "{stdout:.2000}"
+    );
+    assert!(
+        stdout.contains(&format!("a number of {} digits", max + 1)),
+        "{stdout:.2000}"
+    );
+    assert!(stdout.contains("game abandoned"), "{stdout:.2000}");
+    assert!(started.elapsed().as_secs() < 10);
+    // --bankroll too.
+    let (code, _, stderr) = play_with(
+        &["--tables", tables, "--bankroll", &over, "3k/4/1K2/2R1"],
+        b"quit\n",
+    );
+    assert_eq!(code, 2, "{stderr:.2000}");
+    assert!(
+        stderr.contains(&format!("at most {max} digits")),
+        "{stderr:.2000}"
+    );
+    // Over HTTP: a bankroll and a bid, each answered 400 at once, without the number.
+    let server = common::Server::start(&root);
+    let host = server.host();
+    let post = |path: &str, body: &str| {
+        let request = format!(
+            "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        raw_exchange(&host, request.as_bytes())
+    };
+    let started = std::time::Instant::now();
+    let answer = post(
+        "/api/games",
+        &format!(r#"{{"fen": "3k/4/1K2/2R1", "bankroll": "{huge}"}}"#),
+    );
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer:.500}");
+    let error = json_body(&answer)["error"].as_str().unwrap().to_string();
+    assert!(
+        error.contains(&format!("at most {max} digits")) && error.len() < 1000,
+        "{error:.500}"
+    );
+    let answer = post("/api/games", r#"{"fen": "3k/4/1K2/2R1", "bankroll": "1"}"#);
+    assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
+    let id = json_body(&answer)["id"].as_str().unwrap().to_string();
+    let answer = post(
+        &format!("/api/games/{id}/bid"),
+        &format!(r#"{{"bid": "{huge}"}}"#),
+    );
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer:.500}");
+    let error = json_body(&answer)["error"].as_str().unwrap().to_string();
+    assert!(
+        error.contains(&format!("at most {max} digits")) && error.len() < 1000,
+        "{error:.500}"
+    );
+    assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
+    // The game is unchanged and the server answers.
+    let answer = raw_exchange(&host, b"GET /api/boards HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert_eq!(json_body(&answer)["boards"][0], "4x4");
+}

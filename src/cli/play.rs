@@ -76,6 +76,7 @@ pub(super) struct Args {
 }
 
 fn parse_bankroll(text: &str) -> Result<BigRational, String> {
+    bidtb::play::game::check_share_length(text)?;
     parse_share(text)
         .filter(|x| *x <= BigRational::from_integer(1.into()))
         .ok_or_else(|| format!("{text:?}: your share of the money, from 0 to 1 (1/2, 0.6)"))

@@ -86,6 +86,22 @@ fn error(code: StatusCode, text: impl Into<String>) -> Response {
     (code, axum::Json(json!({"error": text.into()}))).into_response()
 }
 
+/// The most threads that run requests' work at once ([`blocking`]); more requests wait
+/// for one, while the async workers go on accepting and answering the rest.
+const WORK_THREADS: usize = 64;
+
+/// Run a request's work on the blocking pool (at most [`WORK_THREADS`] threads): reading
+/// long numbers, the engine's moves, probes and maps take CPU time that must not hold an
+/// async worker, so that one costly request cannot stall the others (`/api/boards`).
+pub(crate) async fn blocking(work: impl FnOnce() -> Response + Send + 'static) -> Response {
+    tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| {
+        error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the request's work failed: {e}"),
+        )
+    })
+}
+
 fn answer(result: Result<serde_json::Value, Error>) -> Response {
     match result {
         Ok(v) => axum::Json(v).into_response(),
@@ -129,16 +145,19 @@ async fn query(
         },
         Err(_) => None,
     };
-    with_fen(q, |fen| {
-        let tb = &app.tb;
-        let parsed = bidtb::fen::parse(fen)?;
-        let mut json = tb.probe(parsed.board, &parsed.position)?.to_json();
-        if let Some((w, b, marker)) = chips {
-            let advice = tb.chip_advice(parsed.board, &parsed.position, w, b, marker)?;
-            json["chips"] = advice.to_json();
-        }
-        Ok(json)
+    blocking(move || {
+        with_fen(q, |fen| {
+            let tb = &app.tb;
+            let parsed = bidtb::fen::parse(fen)?;
+            let mut json = tb.probe(parsed.board, &parsed.position)?.to_json();
+            if let Some((w, b, marker)) = chips {
+                let advice = tb.chip_advice(parsed.board, &parsed.position, w, b, marker)?;
+                json["chips"] = advice.to_json();
+            }
+            Ok(json)
+        })
     })
+    .await
 }
 
 /// The holdings a query asks about, if any: `chips=W:B`, `tiebreak=white|black` (white by
@@ -184,7 +203,7 @@ async fn map(
     State(app): State<Arc<AppState>>,
     q: Result<Query<FenParam>, QueryRejection>,
 ) -> Response {
-    with_fen(q, |fen| ValueMap::of_fen(&app.tb, fen).map(|m| m.to_json()))
+    blocking(move || with_fen(q, |fen| ValueMap::of_fen(&app.tb, fen).map(|m| m.to_json()))).await
 }
 
 async fn boards(State(app): State<Arc<AppState>>) -> Response {
@@ -247,6 +266,7 @@ pub fn serve(
 ) -> Result<(), Error> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .max_blocking_threads(WORK_THREADS)
         .build()
         .map_err(|e| Error::io("the server's runtime", e))?;
     runtime.block_on(async move {
