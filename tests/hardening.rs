@@ -1139,6 +1139,48 @@ fn play_with(args: &[&str], input: &[u8]) -> (i32, String, String) {
     )
 }
 
+/// The terminal game (issue 66, item 10): a line that is not UTF-8 is refused and asked
+/// again (it ended the game), and each turn is shown once (the previous turn's lines came
+/// again after every bid the person won).
+#[test]
+fn play_refuses_bad_bytes_and_shows_each_turn_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    assert_eq!(
+        bidtb(&["generate", "--board", "4x4", "--out", out, "-q"]).0,
+        0
+    );
+    // White with all the money wins both bids and hands the move over each time.
+    let (code, stdout, stderr) = play_with(
+        &[
+            "--tables",
+            out,
+            "--bankroll",
+            "1",
+            "--seed",
+            "1",
+            "3k/4/1K2/2R1",
+        ],
+        b"\xff\xfe\n1/4\nhand\n1/2\nhand\nquit\n",
+    );
+    assert_eq!(code, 0, "{stderr}\n{stdout}");
+    assert!(stdout.contains("that line is not UTF-8 text"), "{stdout}");
+    let played: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.split_once("> ").map_or(Some(l), |(_, rest)| Some(rest)))
+        .filter(|l| l.contains(" played "))
+        .collect();
+    assert_eq!(played.len(), 2, "{stdout}");
+    assert_ne!(played[0], played[1], "{stdout}");
+    assert_eq!(
+        stdout
+            .matches("bids: White 1/4 / Black 0 -> white won the bid")
+            .count(),
+        1,
+        "{stdout}"
+    );
+}
+
 /// Numbers in a bid or a bankroll are bounded in digits (issue 66, item 2: 1.5 million
 /// digits took over 100 s to read, and three such requests froze the server): longer ones
 /// are refused at once, naming the bound, in the terminal game and over HTTP, and the
