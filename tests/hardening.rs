@@ -1258,3 +1258,41 @@ fn long_numbers_are_refused_at_once() {
     let answer = raw_exchange(&host, b"GET /api/boards HTTP/1.1\r\nHost: x\r\n\r\n");
     assert_eq!(json_body(&answer)["boards"][0], "4x4");
 }
+
+/// `query` on a five-man position whose table is absent, in a directory that holds a
+/// five-man table, names the missing table (it said the tables held at most 4); a position
+/// with more men than any table is refused with the real count (issue 66, item 8).
+#[test]
+fn query_counts_the_men_of_every_table_in_the_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let (code, _, stderr) = bidtb(&[
+        "generate",
+        "--board",
+        "3x3",
+        "--method",
+        "solve",
+        "--material",
+        "KRBvKN",
+        "--out",
+        out,
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, stderr) = bidtb(&["query", "--tables", out, "kn1/3/KRB"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("KRBvKN"), "{stdout}");
+    let (code, _, stderr) = bidtb(&["query", "--tables", out, "kq1/3/KRB"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("missing table") && stderr.contains("KRBvKQ"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("hold at most"), "{stderr}");
+    let (code, _, stderr) = bidtb(&["query", "--tables", out, "kqn/3/KRB"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("KRBvKQN has 6 men") && stderr.contains("hold at most 5"),
+        "{stderr}"
+    );
+}
