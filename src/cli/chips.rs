@@ -104,9 +104,11 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
                 } else {
                     format!("{:.2} s, {} + {} sweeps", m.seconds, m.sweeps.0, m.sweeps.1)
                 };
-                eprintln!(
+                note!(
                     "{} chips: {:<7} {:>10} positions  {what}",
-                    m.chips, m.material, m.positions
+                    m.chips,
+                    m.material,
+                    m.positions
                 );
             }
         };
@@ -170,5 +172,5 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
             bidtb::internal::chips::file::dir(&board_dir, *args.chips.0.start()).display()
         )
     };
-    written.map_err(|e| (1, Error::io("stdout", e)))
+    super::reader_gone_is_fine(written).map_err(|e| (1, Error::io("stdout", e)))
 }

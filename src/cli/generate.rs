@@ -59,7 +59,7 @@ impl Progress {
         }
         match &self.bar {
             Some(bar) if !bar.is_finished() => bar.println(text),
-            _ => eprintln!("{text}"),
+            _ => note!("{text}"),
         }
     }
 }
@@ -69,7 +69,7 @@ impl Observer for Progress {
         // Shown even with -q: the run will not make these tables (a run of one job ends
         // with the reason instead).
         if total > 1 {
-            eprintln!("material {k}/{total}: {name} skipped: {reason}");
+            note!("material {k}/{total}: {name} skipped: {reason}");
         }
     }
     fn finished(&self, k: usize, total: usize, line: &str) {
@@ -133,7 +133,7 @@ impl Observer for Progress {
     fn notice(&self, text: &str) {
         match &self.bar {
             Some(bar) if !bar.is_finished() => bar.println(text),
-            _ => eprintln!("{text}"),
+            _ => note!("{text}"),
         }
     }
     fn richman_test(&self, n: u32, violations: usize) {
@@ -288,7 +288,8 @@ pub(super) struct Args {
     /// --resume always use the guesses.
     #[arg(long)]
     pub guesses: bool,
-    /// Worker threads, 1 to 1024 (default: one per core).
+    /// Worker threads, 1 to 1024 (default: one per core; more than the cores start one per
+    /// core, with a warning).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=super::MAX_THREADS as i64))]
     pub threads: Option<u16>,
     /// Stop after N iterations even if not converged (the summary then says so, and no
@@ -319,7 +320,8 @@ pub(super) struct Args {
     /// Ctrl-C or SIGTERM, and reaching --max-iterations, then also save one.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..), value_name = "N")]
     pub checkpoint_every: Option<u32>,
-    /// With --method solve: also save the solve's state to DIR/FxR/solve-MATERIAL.ckpt every S
+    /// With --method solve: also save the solve's state to DIR/FxR/solve-MATERIAL.ckpt
+    /// (solve-KNvKN.ckpt; materials solved jointly joined by +) every S
     /// seconds while it runs (it is always saved when the run is stopped by Ctrl-C or
     /// SIGTERM: strategies, the values solved so far, the refinement of systems under way).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), value_name = "S")]
@@ -579,13 +581,13 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     } else {
         human_summary(&store.summary, stdout)
     };
-    written.map_err(|e| (1, Error::io("stdout", e)))?;
+    super::reader_gone_is_fine(written).map_err(|e| (1, Error::io("stdout", e)))?;
     if !quiet {
-        eprintln!("wrote {}", dir.join("summary.json").display());
+        note!("wrote {}", dir.join("summary.json").display());
         if store.written > 0 {
-            eprintln!("wrote {} table files to {}", store.written, dir.display());
+            note!("wrote {} table files to {}", store.written, dir.display());
         } else if uncertified {
-            eprintln!("no table files written: the values are not proved exact");
+            note!("no table files written: the values are not proved exact");
         }
     }
     match failure {

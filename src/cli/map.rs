@@ -48,12 +48,18 @@ pub(super) fn run(
     text: &str,
 ) -> Result<(), (u8, Error)> {
     let fail = |e: Error| (super::exit_code(&e), e);
+    if json && svg_out.is_some_and(|p| p.as_os_str() == "-") {
+        return Err((
+            2,
+            Error::Usage("--svg - and --json would both go to standard output".into()),
+        ));
+    }
     let parsed = fen::parse(text).map_err(fail)?;
     let tables = super::query::open(dir, &parsed).map_err(fail)?;
     let map = ValueMap::of_fen(&tables, text).map_err(fail)?;
     if let Some(path) = svg_out {
-        atomic::write_atomic(path, svg::heatmap(&map).as_bytes()).map_err(fail)?;
-        eprintln!("wrote {}", path.display());
+        let place = atomic::write_output(path, svg::heatmap(&map).as_bytes()).map_err(fail)?;
+        note!("wrote {place}");
         if !json {
             return Ok(());
         }

@@ -128,19 +128,20 @@ pub(super) fn run(dir: &Path, board: Option<Board>, json: bool) -> Result<(), (u
             if !json {
                 // One line per file as it is done: a large board takes minutes.
                 let mut out = std::io::stdout().lock();
-                out.write_all(human(&row).as_bytes())
-                    .and_then(|()| out.flush())
-                    .map_err(|e| (1, Error::io("stdout", e)))?;
+                let written = out
+                    .write_all(human(&row).as_bytes())
+                    .and_then(|()| out.flush());
+                super::reader_gone_is_fine(written).map_err(|e| (1, Error::io("stdout", e)))?;
             }
             rows.push(row);
         }
     }
     if json {
         let text = serde_json::to_string_pretty(&rows).expect("serialises");
-        std::io::stdout()
+        let written = std::io::stdout()
             .lock()
-            .write_all(format!("{text}\n").as_bytes())
-            .map_err(|e| (1, Error::io("stdout", e)))?;
+            .write_all(format!("{text}\n").as_bytes());
+        super::reader_gone_is_fine(written).map_err(|e| (1, Error::io("stdout", e)))?;
     }
     let failed = rows.iter().filter(|r| r.error.is_some()).count();
     if failed > 0 {

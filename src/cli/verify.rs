@@ -7,6 +7,7 @@ use bidtb::Board;
 use bidtb::Error;
 use bidtb::Material;
 use bidtb::Tablebase;
+use bidtb::internal::dirlock::DirLock;
 use bidtb::internal::verify::{self, BoardCheck};
 
 fn human(check: &BoardCheck) -> String {
@@ -46,6 +47,33 @@ fn human(check: &BoardCheck) -> String {
     out
 }
 
+/// The locks of the board directories that a verification of `dir` (only `board`'s, if
+/// given) reads: refused, naming the holder, if a run holds one.
+fn lock_boards(dir: &Path, board: Option<Board>) -> Result<Vec<DirLock>, Error> {
+    let dirs: Vec<std::path::PathBuf> = match board {
+        Some(b) => vec![dir.join(b.to_string())],
+        None => match std::fs::read_dir(dir) {
+            Ok(entries) => entries
+                .flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                .filter(|e| {
+                    e.file_name()
+                        .to_str()
+                        .is_some_and(|n| n.parse::<Board>().is_ok_and(|b| b.to_string() == n))
+                })
+                .map(|e| e.path())
+                .collect(),
+            // Opening the tables says what is wrong with the directory.
+            Err(_) => Vec::new(),
+        },
+    };
+    let mut locks = Vec::new();
+    for d in dirs.iter().filter(|d| d.is_dir()) {
+        locks.extend(DirLock::acquire_to_read(d)?);
+    }
+    Ok(locks)
+}
+
 pub(super) fn run(
     dir: &Path,
     board: Option<Board>,
@@ -59,6 +87,9 @@ pub(super) fn run(
         .collect::<Result<_, Error>>()
         .map_err(|e| (2, e))?;
     let only = (!only.is_empty()).then_some(&only[..]);
+    // No run may write the tables while they are checked (a `generate` beside this one
+    // would replace them under it): each board directory's lock is held throughout.
+    let _locks = lock_boards(dir, board).map_err(|e| (super::exit_code(&e), e))?;
     let tables = match (board, only) {
         (Some(b), Some(only)) => Tablebase::open_around(dir, b, only),
         (Some(b), None) => Tablebase::open_board(dir, b),
@@ -81,7 +112,7 @@ pub(super) fn run(
     for b in boards {
         // One line per material on stderr: a large board takes minutes.
         let report = |c: verify::Checked<'_>| {
-            eprintln!(
+            note!(
                 "{b}: {} ({} of {}) {} in {:.1} s",
                 c.material,
                 c.index,
@@ -100,9 +131,7 @@ pub(super) fn run(
     } else {
         checks.iter().map(human).collect()
     };
-    std::io::stdout()
-        .lock()
-        .write_all(out.as_bytes())
+    super::reader_gone_is_fine(std::io::stdout().lock().write_all(out.as_bytes()))
         .map_err(|e| (1, Error::io("stdout", e)))?;
     match checks.iter().find(|c| !c.ok) {
         Some(c) => Err((

@@ -126,6 +126,10 @@ impl Session {
         atomic::write_atomic(&dir.join("summary.json"), text.as_bytes())?;
         if let Some(csv) = &store.convergence {
             atomic::write_atomic(&dir.join("convergence.csv"), csv.as_bytes())?;
+        } else if store.summary.method == Method::Solve {
+            // A record left by an earlier run of the iteration is not this run's: the
+            // summary it went with is replaced.
+            let _ = std::fs::remove_file(dir.join("convergence.csv"));
         }
         let split = dir.join("alpha-below-beta.txt");
         let split_lines = store.alpha_below_beta();

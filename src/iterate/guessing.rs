@@ -148,6 +148,14 @@ fn starting_state(
         }
         if let Some(st) = state {
             obs.notice(&format!("resuming from iteration {}", st.n));
+            if let Some(cap) = settings.max_iterations.filter(|&cap| st.n >= cap) {
+                obs.notice(&format!(
+                    "the checkpoint is at iteration {}: --max-iterations {cap} has already \
+                     been reached, so no iteration is run (give --max-iterations above {} to \
+                     go on)",
+                    st.n, st.n
+                ));
+            }
             let kernel = Kernel::restore(graph, st.n, st.width, st.rows);
             let guesses = Guesses::restore(st.values, st.last_change, st.width);
             return Ok(Start {
