@@ -4,7 +4,6 @@
 //! `quit`. Lines come from standard input, so a game can be scripted.
 
 use std::io::{BufRead, Read, Write};
-use std::path::PathBuf;
 
 use num_rational::BigRational;
 
@@ -49,9 +48,8 @@ impl From<Side> for Color {
 /// Arguments of `bidtb play`.
 #[derive(clap::Args, Debug)]
 pub(super) struct Args {
-    /// Directory holding the tables.
-    #[arg(long, default_value = "tables")]
-    tables: PathBuf,
+    #[command(flatten)]
+    tables: super::TablesDir,
     /// The game.
     #[arg(long, value_enum, default_value = "money")]
     mode: PlayMode,
@@ -251,7 +249,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let fail = |e: Error| (super::exit_code(&e), e);
     let text = args.fen.join(" ");
     let parsed = fen::parse(&text).map_err(fail)?;
-    let tb = super::query::open_for_game(&args.tables, &parsed).map_err(fail)?;
+    let tb = super::query::open_for_game(&args.tables.tables, &parsed).map_err(fail)?;
     let mode = match args.mode {
         PlayMode::Random => Mode::Random,
         PlayMode::Money => Mode::Money,

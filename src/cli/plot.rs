@@ -2,11 +2,30 @@
 //! Richman iteration in `DIR/FxR/summary.json`.
 
 use std::path::Path;
+use std::path::PathBuf;
 
 use crate::svg;
 use bidtb::Error;
 use bidtb::internal::atomic;
 use bidtb::internal::iterate::convergence::Convergence;
+
+/// The arguments of `bidtb plot` (its help is the subcommand's, in `cli/mod.rs`).
+#[derive(clap::Args, Debug)]
+pub(super) struct Args {
+    /// The run's directory, e.g. tables/8x8.
+    #[arg(value_name = "DIR/FxR")]
+    pub run: PathBuf,
+    /// Write the plot as SVG to this file (`-`: standard output). A regular file is
+    /// replaced whole (through a symbolic link, its target); a device or FIFO is
+    /// written into.
+    #[arg(long, value_name = "FILE", required = true)]
+    pub svg: PathBuf,
+}
+
+/// `bidtb plot`: the arguments read, the plot drawn.
+pub(super) fn main(args: Args) -> Result<(), (u8, Error)> {
+    run(&args.run, &args.svg)
+}
 
 /// The board name and first Richman iteration recorded in a run's `summary.json`.
 fn summary_facts(path: &Path) -> Result<(String, Option<u32>), Error> {

@@ -1,5 +1,8 @@
 //! `bidtb query`: one position's value, moves, bid and zugzwang flag, as text or JSON.
 
+use super::TablesDir;
+use super::TieBreak;
+use super::parse_holdings;
 use std::io::Write;
 use std::path::Path;
 
@@ -11,6 +14,48 @@ use bidtb::internal::probe::chips::{ChipAdvice, ChipOutcome};
 use bidtb::internal::probe::{self, MoveInfo, Probe, Tablebase};
 use bidtb::internal::table;
 use bidtb::{Color, Material};
+
+/// The arguments of `bidtb query` (its help is the subcommand's, in `cli/mod.rs`).
+#[derive(clap::Args, Debug)]
+pub(super) struct Args {
+    #[command(flatten)]
+    pub tables: TablesDir,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Print every value exactly. By default the text shows values of more than 60
+    /// digits (8x8 four-piece tables hold values of thousands) by their first decimals
+    /// and their digit counts; --json always gives them exactly.
+    #[arg(long)]
+    pub full: bool,
+    /// With whole chips: White's and Black's holdings, W:B (e.g. 100:100), read from
+    /// the chip tables of W + B chips (`bidtb chips --chips W+B`): who wins, the bid to
+    /// make and what to do with a bid won, and the thresholds (docs/src/guide/chips.md).
+    #[arg(long, value_name = "W:B", value_parser = parse_holdings)]
+    pub chips: Option<(u32, u32)>,
+    /// Who holds the tie-break marker, with --chips.
+    #[arg(long, value_enum, default_value = "white", requires = "chips")]
+    pub tiebreak: TieBreak,
+    /// The position, e.g. '3k3R/8/3K4/8/8/8/8/8' (quote it; unquoted trailing fields
+    /// are accepted too).
+    #[arg(required = true, num_args = 1.., value_name = "FEN")]
+    pub fen: Vec<String>,
+}
+
+/// `bidtb query`: the arguments read, the position answered.
+pub(super) fn main(args: Args) -> Result<(), (u8, Error)> {
+    let marker = match args.tiebreak {
+        TieBreak::White => Color::White,
+        TieBreak::Black => Color::Black,
+    };
+    let format = match (args.json, args.full) {
+        (true, _) => Format::Json,
+        (false, true) => Format::Full,
+        (false, false) => Format::Text,
+    };
+    let chips = args.chips.map(|c| (c, marker));
+    run(&args.tables.tables, format, chips, &args.fen.join(" "))
+}
 
 /// The board drawn from a FEN placement (already validated), ranks numbered, files lettered.
 fn diagram(placement: &str) -> String {

@@ -1,5 +1,7 @@
 //! `bidtb verify`: re-check stored tables, print what holds, exit 0 only if all of it does.
 
+use super::TablesDir;
+use super::parse_board;
 use std::io::Write;
 use std::path::Path;
 
@@ -9,6 +11,30 @@ use bidtb::Material;
 use bidtb::Tablebase;
 use bidtb::internal::dirlock::DirLock;
 use bidtb::internal::verify::{self, BoardCheck};
+
+/// The arguments of `bidtb verify` (its help is the subcommand's, in `cli/mod.rs`).
+#[derive(clap::Args, Debug)]
+pub(super) struct Args {
+    #[command(flatten)]
+    pub tables: TablesDir,
+    /// Only this board (default: every board found in DIR).
+    #[arg(long, value_parser = parse_board)]
+    pub board: Option<Board>,
+    /// Only these materials (comma-separated, `KBvKP,KNPvK`; a mirror name means its
+    /// stored table), with --board. The tables their moves lead to are read, not
+    /// checked, and no others are opened: after adding materials to a checked board,
+    /// check just the new ones.
+    #[arg(long = "material", value_delimiter = ',', requires = "board")]
+    pub materials: Vec<String>,
+    /// Print the results as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `bidtb verify`: the arguments read, the tables re-proved.
+pub(super) fn main(args: Args) -> Result<(), (u8, Error)> {
+    run(&args.tables.tables, args.board, &args.materials, args.json)
+}
 
 fn human(check: &BoardCheck) -> String {
     let mut out = format!(
