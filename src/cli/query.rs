@@ -390,7 +390,10 @@ mod tests {
         );
         let moves = [move_info("d1d4", long), move_info("a1b1", Value::one())];
         let text = move_lines(&moves, |m| &m.value, "T", true);
-        let columns: Vec<usize> = text.lines().map(|l| l.find("level").unwrap()).collect();
+        let columns: Vec<usize> = text
+            .lines()
+            .map(|l| l[..l.find("level").unwrap()].chars().count())
+            .collect();
         assert_eq!(columns.len(), 2);
         assert_eq!(columns[0], columns[1], "{text}");
     }
