@@ -107,6 +107,124 @@ pub fn write_all_atomic_with(files: Vec<(&Path, Filler<'_>)>) -> Result<(), Erro
     Ok(())
 }
 
+/// Where an output file named by the user really goes ([`write_output`]).
+#[derive(Debug, PartialEq, Eq)]
+enum Destination {
+    /// Standard output (`-`).
+    Stdout,
+    /// A regular file, existing or not, at this path (a symlink's final target): replaced
+    /// atomically.
+    Regular(std::path::PathBuf),
+    /// A device, a FIFO, or a file descriptor of this process (`/dev/stdout`): written
+    /// straight into, through the path as given.
+    Straight,
+}
+
+/// At most this many symbolic links are followed from an output path (as the kernel's
+/// `ELOOP` limit).
+const MAX_LINKS: usize = 40;
+
+/// Where `path` leads: `-` is standard output; symbolic links are followed to their final
+/// target (a dangling one to the file it names, which is created); a link into `/proc`
+/// (`/dev/stdout`, `/dev/fd/N`) names an open file of this process, written straight into.
+/// Directories, sockets and anything else that is neither a regular file, a device nor a
+/// FIFO are refused, named.
+fn destination(path: &Path) -> Result<Destination, Error> {
+    use std::os::unix::fs::FileTypeExt;
+    if path.as_os_str() == "-" {
+        return Ok(Destination::Stdout);
+    }
+    let mut at = path.to_path_buf();
+    for _ in 0..=MAX_LINKS {
+        let meta = match std::fs::symlink_metadata(&at) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Destination::Regular(at));
+            }
+            Err(e) => return Err(Error::io(&at, e)),
+        };
+        let kind = meta.file_type();
+        if kind.is_symlink() {
+            let parent = match at.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                _ => std::path::PathBuf::from("."),
+            };
+            // A link kept by the kernel for an open file (`/proc/self/fd/1`) names no
+            // path that could be replaced: write into what it opens.
+            if std::fs::canonicalize(&parent).is_ok_and(|d| d.starts_with("/proc")) {
+                return Ok(Destination::Straight);
+            }
+            let target = std::fs::read_link(&at).map_err(|e| Error::io(&at, e))?;
+            at = parent.join(target);
+            continue;
+        }
+        if kind.is_file() {
+            return Ok(Destination::Regular(at));
+        }
+        if kind.is_fifo() || kind.is_char_device() || kind.is_block_device() {
+            return Ok(Destination::Straight);
+        }
+        let what = if kind.is_dir() {
+            "a directory"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        };
+        return Err(Error::Report {
+            path: display(path, &at),
+            reason: format!(
+                "{what}: an output goes to a regular file (replaced whole), a device or a                  FIFO (written into), or `-` (standard output)"
+            ),
+        });
+    }
+    Err(Error::Report {
+        path: path.display().to_string(),
+        reason: format!("more than {MAX_LINKS} symbolic links in a row"),
+    })
+}
+
+/// `path` as given, and where its links led if elsewhere.
+fn display(path: &Path, at: &Path) -> String {
+    if path == at {
+        path.display().to_string()
+    } else {
+        format!("{} (-> {})", path.display(), at.display())
+    }
+}
+
+/// Write an output file that the user named (an SVG, an atlas): a regular file (or a new
+/// one) is replaced atomically as by [`write_atomic`], through symbolic links in the
+/// directory of their final target (the link stays a link); devices, FIFOs and
+/// `/dev/stdout` are written straight into, never replaced; `-` is standard output.
+/// Anything else (a directory, a socket) is refused with its name. Returns what to call
+/// the place written in messages (`standard output` for `-`).
+pub fn write_output(path: &Path, bytes: &[u8]) -> Result<String, Error> {
+    match destination(path)? {
+        Destination::Stdout => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(bytes)
+                .and_then(|()| out.flush())
+                .map_err(|e| Error::io("standard output", e))?;
+            Ok("standard output".into())
+        }
+        Destination::Regular(target) => {
+            write_atomic(&target, bytes)?;
+            Ok(path.display().to_string())
+        }
+        Destination::Straight => {
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(|e| Error::io(path, e))?;
+            f.write_all(bytes)
+                .and_then(|()| f.flush())
+                .map_err(|e| Error::io(path, e))?;
+            Ok(path.display().to_string())
+        }
+    }
+}
+
 /// The temporary name for `path`: hidden, in the same directory.
 fn temporary(path: &Path) -> std::path::PathBuf {
     let name = path
@@ -188,6 +306,73 @@ mod tests {
         assert!(dir.path().join("KQvK.bidtb").exists());
         assert!(dir.path().join(".KRvK.bidtb.tmp1").exists());
         assert!(!dir.path().join(".KQvK.bidtb.tmp4294967295").exists());
+    }
+
+    #[test]
+    fn outputs_follow_links_write_into_fifos_and_refuse_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        // Through a symbolic link (relative, into another directory): the target is
+        // replaced, the link stays a link.
+        std::fs::create_dir(dir.path().join("real")).unwrap();
+        let target = dir.path().join("real").join("out.svg");
+        std::fs::write(&target, b"old").unwrap();
+        let link = dir.path().join("link.svg");
+        std::os::unix::fs::symlink("real/out.svg", &link).unwrap();
+        write_output(&link, b"new").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        assert_eq!(
+            std::fs::read_dir(dir.path().join("real")).unwrap().count(),
+            1
+        );
+        // A dangling link: its target is created.
+        let dangling = dir.path().join("dangling.svg");
+        std::os::unix::fs::symlink("real/made.svg", &dangling).unwrap();
+        write_output(&dangling, b"made").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&dangling)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            std::fs::read(dir.path().join("real/made.svg")).unwrap(),
+            b"made"
+        );
+        // A FIFO is written into and stays a FIFO.
+        use std::os::unix::fs::FileTypeExt;
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        write_output(&fifo, b"through the fifo").unwrap();
+        assert_eq!(reader.join().unwrap(), b"through the fifo");
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+        // A directory (or a link to one) is refused, named, and left alone.
+        let sub = dir.path().join("real");
+        let err = write_output(&sub, b"x").unwrap_err().to_string();
+        assert!(err.contains("real: a directory"), "{err}");
+        assert!(sub.is_dir());
+        // A loop of links is refused.
+        let a = dir.path().join("a");
+        std::os::unix::fs::symlink("b", &a).unwrap();
+        std::os::unix::fs::symlink("a", dir.path().join("b")).unwrap();
+        let err = write_output(&a, b"x").unwrap_err().to_string();
+        assert!(err.contains("symbolic links"), "{err}");
     }
 
     #[test]

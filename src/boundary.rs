@@ -402,9 +402,15 @@ mod tests {
 
     /// α and β of every position, solved with `terminals`.
     fn solved_with(board: Board, m: Material, graph: &Graph, t: &Terminals) -> Vec<(Value, Value)> {
-        let Ok(crate::solve::run::Run::Finished(out)) =
-            crate::solve::run::run(board, &[m], graph, t, &Silent, &Control::default())
-        else {
+        let Ok(crate::solve::run::Run::Finished(out)) = crate::solve::run::run(
+            board,
+            &[m],
+            graph,
+            t,
+            &Silent,
+            &Control::default(),
+            &Default::default(),
+        ) else {
             panic!("{m} on {board} was not solved");
         };
         let beta = out.beta.as_ref().map_or(&out.alpha.values, |b| &b.values);

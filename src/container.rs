@@ -185,6 +185,16 @@ pub fn open_regular(path: &Path) -> Result<(File, u64), Error> {
     Ok((file, len))
 }
 
+/// Where `path` points if it is a symbolic link whose target does not exist (a dangling
+/// link is not an absent file: it says where the file was meant to be).
+pub fn dangling(path: &Path) -> Option<std::path::PathBuf> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_symlink() || path.exists() {
+        return None;
+    }
+    std::fs::read_link(path).ok()
+}
+
 /// Read a header of the kind whose headers are `len` bytes long from the start of `file`
 /// (of `file_len` bytes): exactly that many bytes, or an error if the file is shorter.
 pub fn read_header(file: &mut File, file_len: u64, len: usize) -> Result<Vec<u8>, String> {

@@ -74,8 +74,9 @@ impl DirLock {
                     Err(_) => "another process".to_string(),
                 };
                 return Err(Error::Busy(format!(
-                    "{} is in use: {holder} is generating tables there (one run per \
-                     directory at a time: wait for it to finish, stop it, or use another --out)",
+                    "{} is in use: {holder} holds its lock (a run of generate, chips, upgrade, \
+                     verify or atlas there; one at a time per directory: wait for it to \
+                     finish, stop it, or use another directory)",
                     dir.display()
                 )));
             }
@@ -88,6 +89,24 @@ impl DirLock {
             .and_then(|()| file.write_all(id.as_bytes()));
         written.map_err(|e| Error::io(&path, e))?;
         Ok(DirLock { file, path })
+    }
+
+    /// [`DirLock::acquire`] for a run that only reads `dir` (`verify`): a directory it may
+    /// not write in (read-only tables) is read without the lock (no run of ours can write
+    /// there either), but one that a run holds is refused as by [`DirLock::acquire`].
+    pub fn acquire_to_read(dir: &Path) -> Result<Option<DirLock>, Error> {
+        match DirLock::acquire(dir) {
+            Ok(lock) => Ok(Some(lock)),
+            Err(Error::Io { source, .. })
+                if matches!(
+                    source.kind(),
+                    std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+                ) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// The lock file.

@@ -314,3 +314,41 @@ impl From<Corruption> for String {
         c.to_string()
     }
 }
+
+/// `text` safe to print on a terminal: control characters other than the newline (an
+/// escape sequence's ESC, a carriage return, a bell) and the invisible marks that reorder
+/// text (bidirectional overrides and isolates) are written as escapes (`\u{1b}`), so that a
+/// message quoting user input (a FEN, a path, a name) can neither drive the terminal nor
+/// disguise itself.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let hidden = |c: char| {
+        (c.is_control() && c != '\n')
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(hidden) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if hidden(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_and_direction_marks_are_escaped() {
+        assert_eq!(printable("3k3R/8 a2\nb"), "3k3R/8 a2\nb");
+        assert_eq!(
+            printable("\u{1b}[31mred\u{7}\r\u{202e}x"),
+            "\\u{1b}[31mred\\u{7}\\u{d}\\u{202e}x"
+        );
+    }
+}

@@ -33,6 +33,27 @@
 //! # Ok::<(), bidtb::Error>(())
 //! ```
 //!
+//! Tables on disk: a [`Session`] holds a board's directory (its lock, atomic writes) while
+//! a run writes each material's table as soon as it is proved; a [`Tablebase`] reads them.
+//!
+//! ```
+//! use bidtb::{Board, Control, Material, Method, Options, Session, Silent, Tablebase};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let board = Board::new(4, 4)?;
+//! let mut options = Options::solve(board);
+//! options.materials = vec!["KRvK".parse::<Material>()?];
+//! let mut session = Session::open(dir.path(), board, Method::Solve, false)?;
+//! session.run(&options, &Silent, &Control::default())?;
+//! session.finish(false)?;
+//!
+//! let tables = Tablebase::open(dir.path())?;
+//! let probe = tables.probe_fen("k3/4/4/K2R")?;
+//! assert_eq!(probe.value.to_string(), "23/32");
+//! assert_eq!(probe.best_white().map(|m| m.uci.as_str()), Some("d1d4"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! Data flows one way: value → geometry → material → position → rules → index → graph →
 //! (iterate | solve) → certificate → table; the query side reads the table through the
 //! probe. The engine's parts are private; [`internal`] names them for the project's own
@@ -45,12 +66,17 @@ pub mod fen {
 }
 
 pub use error::Error;
+pub use generate::driver::{Driven, Skipped, Stopped};
 pub use generate::session::Session;
-pub use generate::{Control, Method, Observer, Options, Silent, Solution, solve, solve_all};
+pub use generate::{
+    Control, Method, MethodOptions, Observer, Options, Silent, Solution, solve, solve_all,
+};
 pub use geometry::{Board, Square};
+pub use iterate::Settings as IterateSettings;
 pub use material::{Color, Material, Piece};
 pub use position::Position;
 pub use probe::{MoveInfo, Probe, Tablebase};
+pub use solve::run::RunSettings as SolveSettings;
 pub use table::Table;
 pub use value::Value;
 pub use verify::{BoardCheck, verify_board};

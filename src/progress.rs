@@ -42,25 +42,11 @@ pub trait Observer: Sync {
 pub struct Silent;
 impl Observer for Silent {}
 
-/// The default of [`Control::spill_above`]: 256 MiB (below it the file costs more time
-/// than the memory is worth).
-pub const SPILL_ABOVE_BYTES: u64 = 256 << 20;
-
-/// The default of [`Control::page_above`]: 2 GiB (jobs whose values hold less never
-/// touch the disk for them; 8x8 KNvKP's hold 16 GB).
-pub const PAGE_ABOVE_BYTES: u64 = 2 << 30;
-
 /// Checkpoints, resumption and interruption of a run (all off by default).
 #[derive(Debug)]
 pub struct Control<'a> {
     /// Where checkpoints are saved and looked for (`DIR/FxR`).
     pub checkpoint_dir: Option<PathBuf>,
-    /// Save a checkpoint every this many iterations, when stopped, and at the cap (None:
-    /// never, unless the checkpoint resumed from carries an interval).
-    pub checkpoint_every: Option<u32>,
-    /// The solve method: also save its state every this many seconds while it runs (it
-    /// always saves it when stopped, if `checkpoint_dir` is set).
-    pub checkpoint_seconds: Option<u64>,
     /// Start from the newest valid checkpoint in `checkpoint_dir` (from the start if there
     /// is none).
     pub resume: bool,
@@ -76,14 +62,6 @@ pub struct Control<'a> {
     /// controls made from this one ([`Control::afresh`]), so that a job started over is
     /// watched too.
     pub over_memory: std::sync::Arc<AtomicBool>,
-    /// The solve method: α's values are moved to a temporary file while β is solved
-    /// apart when they hold more than this many bytes ([`SPILL_ABOVE_BYTES`] by default).
-    pub spill_above: u64,
-    /// The solve method: once the numerators of the values an exact evaluation has solved
-    /// hold more than this many bytes, those solved after them move to temporary files
-    /// mapped back read-only, which the operating system may keep on disk
-    /// ([`PAGE_ABOVE_BYTES`] by default; `u64::MAX`: never).
-    pub page_above: u64,
     /// A run of several jobs ([`crate::generate::driver::run`]): at most this many side by
     /// side (1: one after another). A job starts beside others only when the memory
     /// estimates of all of them fit together under the memory guard's limit.
@@ -99,14 +77,10 @@ impl Default for Control<'_> {
     fn default() -> Self {
         Control {
             checkpoint_dir: None,
-            checkpoint_every: None,
-            checkpoint_seconds: None,
             resume: false,
             stop: None,
             saved: SaveClock::default(),
             over_memory: Default::default(),
-            spill_above: SPILL_ABOVE_BYTES,
-            page_above: PAGE_ABOVE_BYTES,
             jobs: 1,
             beside_others: false,
         }
@@ -118,14 +92,10 @@ impl<'a> Control<'a> {
     pub fn afresh(&self) -> Control<'a> {
         Control {
             checkpoint_dir: self.checkpoint_dir.clone(),
-            checkpoint_every: self.checkpoint_every,
-            checkpoint_seconds: self.checkpoint_seconds,
             resume: false,
             stop: self.stop,
             saved: SaveClock::default(),
             over_memory: self.over_memory.clone(),
-            spill_above: self.spill_above,
-            page_above: self.page_above,
             jobs: self.jobs,
             beside_others: self.beside_others,
         }

@@ -10,12 +10,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
 
-use bidtb::Error;
-use bidtb::internal::generate::driver::{self, Driven, Stopped};
-use bidtb::internal::generate::session::{self, Session};
-use bidtb::{Control, Method, Observer, Options};
 use bidtb::Board;
+use bidtb::Error;
 use bidtb::Material;
+use bidtb::internal::generate::session::{self, Session};
+use bidtb::{Control, Method, MethodOptions, Observer, Options};
+use bidtb::{Driven, Stopped};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -321,9 +321,14 @@ pub fn generate(
     let mut session = Session::open(&out, board, method, allow_uncertified).py(py)?;
     let dir = session.dir.clone();
     let mut options = Options::new(board);
-    options.method = method;
+    options.method = method.into();
     options.materials = materials;
-    options.max_iterations = max_iterations;
+    match &mut options.method {
+        MethodOptions::Iterate(settings) => settings.max_iterations = max_iterations,
+        MethodOptions::Solve(settings) => {
+            *settings = bidtb::SolveSettings::from_env().map_err(|e| to_py(py, e))?
+        }
+    }
 
     let stop = AtomicBool::new(false);
     let control = Control {
@@ -331,20 +336,14 @@ pub fn generate(
         resume,
         jobs: jobs.into(),
         stop: Some(&stop),
-        spill_above: bidtb::internal::resources::spill_above()
-            .map_err(|e| to_py(py, e))?
-            .unwrap_or(bidtb::internal::progress::SPILL_ABOVE_BYTES),
-        page_above: bidtb::internal::resources::page_above()
-            .map_err(|e| to_py(py, e))?
-            .unwrap_or(bidtb::internal::progress::PAGE_ABOVE_BYTES),
         ..Control::default()
     };
     let (tx, rx) = mpsc::channel();
     let (done, pending, panicked) = std::thread::scope(|s| {
-        let (options, control, store) = (&options, &control, &mut session.store);
+        let (options, control, session) = (&options, &control, &mut session);
         let worker = s.spawn(move || {
             let observer = Channel(tx);
-            let result = driver::run(options, &observer, control, store);
+            let result = session.run(options, &observer, control);
             let _ = observer.0.send(Message::Done(result));
         });
         let (done, pending) = wait(py, rx, &stop, callback);

@@ -11,13 +11,13 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use bidtb::Error;
-use bidtb::fen::{self, Parsed};
 use bidtb::Board;
+use bidtb::Error;
 use bidtb::Material;
 use bidtb::MoveInfo;
 use bidtb::Table;
 use bidtb::Value;
+use bidtb::fen::{self, Parsed};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::ToPrimitive;

@@ -146,6 +146,19 @@ fn plots(rows: &[Row]) -> Vec<(&'static str, String)> {
     ]
 }
 
+/// The lock of the board directory `dir` if it exists (a directory that does not exist
+/// has no run in it), or the refusal naming the run that holds it.
+pub(super) fn lock_if_there(
+    dir: &std::path::Path,
+) -> Result<Option<bidtb::internal::dirlock::DirLock>, (u8, Error)> {
+    if !dir.is_dir() {
+        return Ok(None);
+    }
+    bidtb::internal::dirlock::DirLock::acquire(dir)
+        .map(Some)
+        .map_err(|e| (super::exit_code(&e), e))
+}
+
 pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let boards = atlas::parse_boards(&args.boards).map_err(|e| (2, e))?;
     if args.from_tables.is_some() && args.pieces != 4 {
@@ -154,19 +167,38 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
             Error::Usage("--from-tables makes the four-piece atlas: give --pieces 4".into()),
         ));
     }
+    if let Some(tables) = &args.from_tables
+        && !tables.is_dir()
+    {
+        let why = match std::fs::metadata(tables) {
+            Ok(_) => "not a directory".to_string(),
+            Err(e) => e.to_string(),
+        };
+        return Err((
+            2,
+            Error::Usage(format!(
+                "--from-tables {}: {why} (give the directory that `bidtb generate --out DIR` \
+                 made, holding DIR/FxR/)",
+                tables.display()
+            )),
+        ));
+    }
     bidtb::internal::dirlock::ensure_dir(&args.out).map_err(|e| (2, e))?;
     if args.pieces == 4 {
         return super::atlas4::run(&args, &boards);
     }
     let say = |text: String| {
         if !args.quiet {
-            eprintln!("{text}");
+            note!("{text}");
         }
     };
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
     for board in boards {
         let dir = args.out.join(board.to_string());
+        // No other run (a `generate --out` the same directory) may write the board's
+        // directory meanwhile: its lock is held while the board is made.
+        let lock = lock_if_there(&dir)?;
         let saved = dir.join("atlas-row.json");
         if let Ok(text) = std::fs::read_to_string(&saved)
             && let Ok(row) = serde_json::from_str::<Row>(&text)
@@ -182,6 +214,10 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
                     row.seconds, row.max_denominator_digits
                 ));
                 std::fs::create_dir_all(&dir).map_err(|e| (1, Error::io(&dir, e)))?;
+                let _made_now = match lock {
+                    Some(_) => None,
+                    None => lock_if_there(&dir)?,
+                };
                 let text = serde_json::to_string_pretty(&row).expect("a row serialises");
                 atomic::write_atomic(&saved, text.as_bytes()).map_err(|e| (1, e))?;
                 rows.push(row);
@@ -194,11 +230,11 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     }
     let json = serde_json::json!({ "rows": rows, "skipped": skipped });
     let text = serde_json::to_string_pretty(&json).expect("serialises");
-    atomic::write_atomic(&args.out.join("atlas.json"), text.as_bytes()).map_err(|e| (1, e))?;
+    atomic::write_output(&args.out.join("atlas.json"), text.as_bytes()).map_err(|e| (1, e))?;
     let md = atlas::markdown(&rows, &skipped);
-    atomic::write_atomic(&args.out.join("atlas.md"), md.as_bytes()).map_err(|e| (1, e))?;
+    atomic::write_output(&args.out.join("atlas.md"), md.as_bytes()).map_err(|e| (1, e))?;
     for (name, svg) in plots(&rows) {
-        atomic::write_atomic(&args.out.join(name), svg.as_bytes()).map_err(|e| (1, e))?;
+        atomic::write_output(&args.out.join(name), svg.as_bytes()).map_err(|e| (1, e))?;
     }
     say(format!(
         "wrote {}, {} and three plots ({} boards, {} skipped)",

@@ -12,6 +12,7 @@ use bidtb::Error;
 use bidtb::Material;
 use bidtb::Table;
 use bidtb::internal::atomic;
+use bidtb::internal::dirlock::DirLock;
 use bidtb::internal::generate::atlas::{self, Row};
 use bidtb::internal::generate::driver::{self, Driven, InMemory, Store};
 use bidtb::internal::generate::report::MaterialRecord;
@@ -155,7 +156,7 @@ fn write_lists(
         ("quiescent.txt", report::QUIESCENT_HEADING, quiescent),
     ];
     for (name, heading, body) in lists {
-        atomic::write_atomic(&dir.join(name), format!("{heading}{body}").as_bytes())?;
+        atomic::write_output(&dir.join(name), format!("{heading}{body}").as_bytes())?;
     }
     Ok(())
 }
@@ -349,10 +350,18 @@ fn picture(rows: &[Row]) -> String {
     svg
 }
 
+/// Whether `a` and `b` are one directory (a second lock on it would wait for the first).
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
 pub(super) fn run(args: &Args, boards: &[Board]) -> Result<(), (u8, Error)> {
     let say = |text: String| {
         if !args.quiet {
-            eprintln!("{text}");
+            note!("{text}");
         }
     };
     let mut rows: Vec<Row> = Vec::new();
@@ -365,6 +374,18 @@ pub(super) fn run(args: &Args, boards: &[Board]) -> Result<(), (u8, Error)> {
             .from_tables
             .as_ref()
             .filter(|dir| dir.join(board.to_string()).is_dir());
+        // No other run (a `generate` in the same directory) may write the board's
+        // directories meanwhile: the one written and the one read are locked while the
+        // board is made.
+        let out_dir = args.out.join(board.to_string());
+        std::fs::create_dir_all(&out_dir).map_err(|e| (1, Error::io(&out_dir, e)))?;
+        let _lock = super::atlas::lock_if_there(&out_dir)?;
+        let _source_lock = match tables.map(|t| t.join(board.to_string())) {
+            Some(source) if !same_dir(&source, &out_dir) => {
+                DirLock::acquire_to_read(&source).map_err(|e| (super::exit_code(&e), e))?
+            }
+            _ => None,
+        };
         if tables.is_none()
             && let Ok(text) = std::fs::read_to_string(&saved)
             && let Ok(mut kept) = serde_json::from_str::<Vec<Row>>(&text)
@@ -409,7 +430,7 @@ pub(super) fn run(args: &Args, boards: &[Board]) -> Result<(), (u8, Error)> {
         ("atlas4-census.svg", picture(&rows)),
     ];
     for (name, body) in &files {
-        atomic::write_atomic(&args.out.join(name), body.as_bytes()).map_err(|e| (1, e))?;
+        atomic::write_output(&args.out.join(name), body.as_bytes()).map_err(|e| (1, e))?;
     }
     say(format!(
         "wrote {}, atlas4.md and atlas4-census.svg ({} rows, {} skipped)",

@@ -2,7 +2,6 @@
 //! (docs/src/guide/chips.md).
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use bidtb::Board;
 use bidtb::Error;
@@ -15,9 +14,8 @@ use super::parse_board;
 /// Arguments of `bidtb chips`.
 #[derive(clap::Args, Debug)]
 pub(super) struct Args {
-    /// Directory holding the tables (as written by `bidtb generate --out DIR`).
-    #[arg(long, default_value = "tables")]
-    tables: PathBuf,
+    #[command(flatten)]
+    tables: super::TablesDir,
     /// The board.
     #[arg(long, value_parser = parse_board, default_value = "8x8")]
     board: Board,
@@ -67,7 +65,7 @@ fn parse_totals(s: &str) -> Result<Totals, String> {
 }
 
 pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
-    let board_dir = args.tables.join(args.board.to_string());
+    let board_dir = args.tables.tables.join(args.board.to_string());
     if !board_dir.is_dir() {
         return Err((
             1,
@@ -75,9 +73,9 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
                 "no tables of {} in {}: generate them first with `bidtb generate --board {} \
                  --method solve --out {}`",
                 args.board,
-                args.tables.display(),
+                args.tables.tables.display(),
                 args.board,
-                args.tables.display()
+                args.tables.tables.display()
             )),
         ));
     }
@@ -104,9 +102,11 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
                 } else {
                     format!("{:.2} s, {} + {} sweeps", m.seconds, m.sweeps.0, m.sweeps.1)
                 };
-                eprintln!(
+                note!(
                     "{} chips: {:<7} {:>10} positions  {what}",
-                    m.chips, m.material, m.positions
+                    m.chips,
+                    m.material,
+                    m.positions
                 );
             }
         };
@@ -116,7 +116,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     }
     let seconds = started.elapsed().as_secs_f64();
     let census = if args.census {
-        let tb = bidtb::internal::probe::Tablebase::open_board(&args.tables, args.board)
+        let tb = bidtb::internal::probe::Tablebase::open_board(&args.tables.tables, args.board)
             .map_err(|e| (1, e))?;
         let k = *args.chips.0.end();
         Some(tb.chip_move_census(args.board, k).map_err(|e| (1, e))?)
@@ -170,5 +170,5 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
             bidtb::internal::chips::file::dir(&board_dir, *args.chips.0.start()).display()
         )
     };
-    written.map_err(|e| (1, Error::io("stdout", e)))
+    super::reader_gone_is_fine(written).map_err(|e| (1, Error::io("stdout", e)))
 }

@@ -2,6 +2,8 @@
 //! β, its T and T′ levels. An export for other programs, and the way two tables (of two
 //! format versions, or two builds) are compared position by position.
 
+use super::TablesDir;
+use super::parse_board;
 use std::io::Write;
 use std::path::Path;
 
@@ -10,6 +12,23 @@ use bidtb::Error;
 use bidtb::Material;
 use bidtb::Tablebase;
 use bidtb::internal::table::UNREACHED;
+
+/// The arguments of `bidtb dump` (its help is the subcommand's, in `cli/mod.rs`).
+#[derive(clap::Args, Debug)]
+pub(super) struct Args {
+    #[command(flatten)]
+    pub tables: TablesDir,
+    /// The board.
+    #[arg(long, value_parser = parse_board, default_value = "8x8")]
+    pub board: Board,
+    /// The material, as stored (KRvKN, not KNvKR).
+    pub material: String,
+}
+
+/// `bidtb dump`: the arguments read, the table printed.
+pub(super) fn main(args: Args) -> Result<(), (u8, Error)> {
+    run(&args.tables.tables, args.board, &args.material)
+}
 
 fn level(l: u32) -> String {
     if l == UNREACHED {

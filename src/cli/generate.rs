@@ -11,10 +11,12 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::parse_board;
 use bidtb::Board;
 use bidtb::Error;
+use bidtb::internal::generate;
 use bidtb::internal::generate::driver::Driven;
 use bidtb::internal::generate::report::Summary;
 use bidtb::internal::generate::session::{self, Session};
-use bidtb::internal::generate::{self, Method, Observer, Options};
+use bidtb::{IterateSettings, MethodOptions, SolveSettings};
+use bidtb::{Method, Observer, Options};
 
 /// Progress on stderr: a bar when stderr is a terminal, stage lines otherwise.
 struct Progress {
@@ -57,7 +59,7 @@ impl Progress {
         }
         match &self.bar {
             Some(bar) if !bar.is_finished() => bar.println(text),
-            _ => eprintln!("{text}"),
+            _ => note!("{text}"),
         }
     }
 }
@@ -67,7 +69,7 @@ impl Observer for Progress {
         // Shown even with -q: the run will not make these tables (a run of one job ends
         // with the reason instead).
         if total > 1 {
-            eprintln!("material {k}/{total}: {name} skipped: {reason}");
+            note!("material {k}/{total}: {name} skipped: {reason}");
         }
     }
     fn finished(&self, k: usize, total: usize, line: &str) {
@@ -131,7 +133,7 @@ impl Observer for Progress {
     fn notice(&self, text: &str) {
         match &self.bar {
             Some(bar) if !bar.is_finished() => bar.println(text),
-            _ => eprintln!("{text}"),
+            _ => note!("{text}"),
         }
     }
     fn richman_test(&self, n: u32, violations: usize) {
@@ -163,7 +165,7 @@ fn human_summary(summary: &Summary, out: &mut impl Write) -> std::io::Result<()>
             } else {
                 "s"
             },
-            stages.solve
+            stages.stage("solve")
         )?;
         if !summary.reused.is_empty() {
             writeln!(out, "reused: {}", summary.reused.join(", "))?;
@@ -180,7 +182,9 @@ fn human_summary(summary: &Summary, out: &mut impl Write) -> std::io::Result<()>
         writeln!(
             out,
             "board {}: {} iterations in {:.1} s",
-            summary.board, summary.iterations_run, stages.iterate
+            summary.board,
+            summary.iterations_run,
+            stages.stage("iterate")
         )?;
         match summary.first_richman_iteration {
             Some(n) => writeln!(
@@ -284,7 +288,8 @@ pub(super) struct Args {
     /// --resume always use the guesses.
     #[arg(long)]
     pub guesses: bool,
-    /// Worker threads, 1 to 1024 (default: one per core).
+    /// Worker threads, 1 to 1024 (default: one per core; more than the cores start one per
+    /// core, with a warning).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=super::MAX_THREADS as i64))]
     pub threads: Option<u16>,
     /// Stop after N iterations even if not converged (the summary then says so, and no
@@ -315,7 +320,8 @@ pub(super) struct Args {
     /// Ctrl-C or SIGTERM, and reaching --max-iterations, then also save one.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..), value_name = "N")]
     pub checkpoint_every: Option<u32>,
-    /// With --method solve: also save the solve's state to DIR/FxR/solve-MATERIAL.ckpt every S
+    /// With --method solve: also save the solve's state to DIR/FxR/solve-MATERIAL.ckpt
+    /// (solve-KNvKN.ckpt; materials solved jointly joined by +) every S
     /// seconds while it runs (it is always saved when the run is stopped by Ctrl-C or
     /// SIGTERM: strategies, the values solved so far, the refinement of systems under way).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), value_name = "S")]
@@ -481,7 +487,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
             return Err(usage("--plan lists the jobs of --method solve".into()));
         }
         let mut options = Options::new(board);
-        options.method = method;
+        options.method = method.into();
         options.materials = materials;
         return print_plan(&generate::driver::plan(&options), board, &out, json)
             .map_err(|e| (1, Error::io("stdout", e)));
@@ -493,12 +499,21 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         })?;
     let dir = session.dir.clone();
     let mut options = Options::new(board);
-    options.method = method;
     options.materials = materials;
-    options.guesses = guesses;
-    options.max_iterations = max_iterations;
-    options.check_every = check_every;
-    options.measure_every = measure_every;
+    options.method = match method {
+        Method::Iterate => MethodOptions::Iterate(IterateSettings {
+            guesses,
+            max_iterations,
+            check_every,
+            measure_every,
+            checkpoint_every,
+            ..IterateSettings::default()
+        }),
+        Method::Solve => MethodOptions::Solve(SolveSettings {
+            checkpoint_seconds,
+            ..SolveSettings::from_env().map_err(|e| (2, e))?
+        }),
+    };
     let estimate: usize = options
         .materials
         .iter()
@@ -514,20 +529,12 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     });
     let control = generate::Control {
         checkpoint_dir: Some(dir.clone()),
-        checkpoint_every,
-        checkpoint_seconds,
         resume,
         stop: Some(&STOP),
-        spill_above: bidtb::internal::resources::spill_above()
-            .map_err(|e| (2, e))?
-            .unwrap_or(bidtb::internal::progress::SPILL_ABOVE_BYTES),
-        page_above: bidtb::internal::resources::page_above()
-            .map_err(|e| (2, e))?
-            .unwrap_or(bidtb::internal::progress::PAGE_ABOVE_BYTES),
         jobs: usize::from(jobs),
         ..generate::Control::default()
     };
-    let driven = generate::driver::run(&options, &progress, &control, &mut session.store);
+    let driven = session.run(&options, &progress, &control);
     let failure = match driven {
         Ok(Driven::Finished(made, skipped)) if !skipped.is_empty() => {
             let list = skipped_list(&skipped);
@@ -574,13 +581,13 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     } else {
         human_summary(&store.summary, stdout)
     };
-    written.map_err(|e| (1, Error::io("stdout", e)))?;
+    super::reader_gone_is_fine(written).map_err(|e| (1, Error::io("stdout", e)))?;
     if !quiet {
-        eprintln!("wrote {}", dir.join("summary.json").display());
+        note!("wrote {}", dir.join("summary.json").display());
         if store.written > 0 {
-            eprintln!("wrote {} table files to {}", store.written, dir.display());
+            note!("wrote {} table files to {}", store.written, dir.display());
         } else if uncertified {
-            eprintln!("no table files written: the values are not proved exact");
+            note!("no table files written: the values are not proved exact");
         }
     }
     match failure {

@@ -5,6 +5,16 @@
 //! 1 when work failed at run time (a write error, a missing or corrupt table, a failed
 //! verification or certificate), 2 for bad usage or input (arguments, FEN, position).
 
+/// `eprintln!` that never panics: a line of progress or a message on stderr, dropped when
+/// stderr is closed (`bidtb generate 2>&1 | head -3`) or cannot be written. What a run
+/// reports on stderr is for the reader; the run's work does not depend on it.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod atlas;
 mod atlas4;
 mod chips;
@@ -18,6 +28,7 @@ mod serve;
 mod upgrade;
 mod verify;
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -108,64 +119,20 @@ enum Command {
     /// weaker side is White (KvKR, KNvKR, ...) is answered through its colour mirror. Where
     /// α < β, the value shown is α, with β beside it. Moves are in coordinate notation
     /// (h8d8, d7d8n).
-    Query {
-        /// Directory holding the tables (as written by `bidtb generate --out DIR`).
-        #[arg(long, default_value = "tables")]
-        tables: PathBuf,
-        /// Print one JSON object instead of text.
-        #[arg(long)]
-        json: bool,
-        /// Print every value exactly. By default the text shows values of more than 60
-        /// digits (8x8 four-piece tables hold values of thousands) by their first decimals
-        /// and their digit counts; --json always gives them exactly.
-        #[arg(long)]
-        full: bool,
-        /// With whole chips: White's and Black's holdings, W:B (e.g. 100:100), read from
-        /// the chip tables of W + B chips (`bidtb chips --chips W+B`): who wins, the bid to
-        /// make and what to do with a bid won, and the thresholds (docs/src/guide/chips.md).
-        #[arg(long, value_name = "W:B", value_parser = parse_holdings)]
-        chips: Option<(u32, u32)>,
-        /// Who holds the tie-break marker, with --chips.
-        #[arg(long, value_enum, default_value = "white", requires = "chips")]
-        tiebreak: TieBreak,
-        /// The position, e.g. '3k3R/8/3K4/8/8/8/8/8' (quote it; unquoted trailing fields
-        /// are accepted too).
-        #[arg(required = true, num_args = 1.., value_name = "FEN")]
-        fen: Vec<String>,
-    },
+    Query(query::Args),
     /// The value of a position for every square of the black king (a heatmap).
     ///
     /// Keeps every man but the black king where the FEN has it and puts the black king on
     /// each free square in turn. Prints a grid of decimals, or JSON with --json;
     /// with --svg FILE writes a standalone SVG heatmap with a colour scale and the exact
     /// value of each square in its tooltip.
-    Map {
-        /// Directory holding the tables.
-        #[arg(long, default_value = "tables")]
-        tables: PathBuf,
-        /// Print JSON: rows of exact values from the top rank, null where a piece stands.
-        #[arg(long)]
-        json: bool,
-        /// Write the heatmap as SVG to this file.
-        #[arg(long, value_name = "FILE")]
-        svg: Option<PathBuf>,
-        /// The position, e.g. '3k3R/8/3K4/8/8/8/8/8'.
-        #[arg(required = true, num_args = 1.., value_name = "FEN")]
-        fen: Vec<String>,
-    },
+    Map(map::Args),
     /// Plot how a run converged, from DIR/FxR/convergence.csv and DIR/FxR/summary.json.
     ///
     /// Per class, the number of guesses that changed at each iteration (lines) and the
     /// failed equations at each Richman test (circles), against n on a log scale, with the
     /// first Richman iteration marked.
-    Plot {
-        /// The run's directory, e.g. tables/8x8.
-        #[arg(value_name = "DIR/FxR")]
-        run: PathBuf,
-        /// Write the plot as SVG to this file.
-        #[arg(long, value_name = "FILE", required = true)]
-        svg: PathBuf,
-    },
+    Plot(plot::Args),
     /// Serve the tables over HTTP: a JSON API and an explorer page.
     ///
     /// GET /api/query?fen=… answers as `bidtb query --json`; GET /api/map?fen=… as
@@ -189,23 +156,7 @@ enum Command {
     /// rewritten) while served, or the server dies with SIGBUS. `bidtb generate` never does
     /// that: it writes new files and renames them over the old ones, which leaves the
     /// served maps intact; restart the server to serve the new tables.
-    Serve {
-        /// Directory holding the tables.
-        #[arg(long, default_value = "tables")]
-        tables: PathBuf,
-        /// Address to listen on (port 0 picks a free port; the address is printed).
-        #[arg(long, default_value = "127.0.0.1:8080")]
-        addr: std::net::SocketAddr,
-        /// Seconds a client gets to send a request's line and headers.
-        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
-        header_timeout: u64,
-        /// The most games against the engine kept at once.
-        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
-        max_games: u64,
-        /// Seconds an untouched game is kept.
-        #[arg(long, default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..=604_800))]
-        game_age: u64,
-    },
+    Serve(serve::Args),
     /// Re-check table files from their stored values alone.
     ///
     /// Checks every file's checksums and structure, that it lists exactly the positions of
@@ -215,46 +166,12 @@ enum Command {
     /// Chip files beside the tables (DIR/FxR/chips-K) are re-checked too: every stored
     /// threshold must be the bidding step of its successors' (docs/src/guide/chips.md). Exit status 0
     /// only if everything holds.
-    Verify {
-        /// Directory holding the tables.
-        #[arg(long, default_value = "tables")]
-        tables: PathBuf,
-        /// Only this board (default: every board found in DIR).
-        #[arg(long, value_parser = parse_board)]
-        board: Option<Board>,
-        /// Only these materials (comma-separated, `KBvKP,KNPvK`; a mirror name means its
-        /// stored table), with --board. The tables their moves lead to are read, not
-        /// checked, and no others are opened: after adding materials to a checked board,
-        /// check just the new ones.
-        #[arg(long = "material", value_delimiter = ',', requires = "board")]
-        materials: Vec<String>,
-        /// Print the results as JSON.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Rewrite the tables of earlier builds in the format this build writes (version 5,
-    /// docs/src/format.md), in place: fewer bytes where values are long (each distinct
-    /// denominator stored once), the same positions, values and levels.
-    ///
-    /// Every table file of the board (or of every board directory in DIR) older than version
-    /// 5 is rewritten atomically, read back and compared with the old file position by
-    /// position and value by value; if anything differed the old file would be put back.
-    /// Files already current are left alone. Holds the board directory's lock, so not while
-    /// `generate` writes there. Holds one file's values decoded at a time, and maps the old
-    /// and the new file. Tables of earlier versions are read as they are; upgrading saves
-    /// space and lets a query check only the dictionary blocks it reads.
-    /// Exit status 1 if any file was not upgraded (each is named).
-    Upgrade {
-        /// Directory holding the tables.
-        #[arg(long, default_value = "tables")]
-        tables: PathBuf,
-        /// Only this board (default: every board directory found in DIR).
-        #[arg(long, value_parser = parse_board)]
-        board: Option<Board>,
-        /// Print the results as JSON (one object per file).
-        #[arg(long)]
-        json: bool,
-    },
+    Verify(verify::Args),
+    /// Rewrite the tables of earlier builds in the format this build writes: the help
+    /// text is [`upgrade_about`] and [`upgrade_long_about`], which name the format version
+    /// from [`bidtb::internal::table::VERSION`].
+    #[command(about = upgrade_about(), long_about = upgrade_long_about())]
+    Upgrade(upgrade::Args),
     /// Chip tables: bidding chess with whole chips and the tie-break marker (docs/src/guide/chips.md).
     ///
     /// For every table of the board and each chip total K (e.g. 200: a hundred each),
@@ -281,21 +198,48 @@ enum Command {
     ///
     /// An export for other programs; two tables (of two builds or format versions) of one
     /// material compare position by position with diff.
-    Dump {
-        /// Directory holding the tables.
-        #[arg(long, default_value = "tables")]
-        tables: PathBuf,
-        /// The board.
-        #[arg(long, value_parser = parse_board, default_value = "8x8")]
-        board: Board,
-        /// The material, as stored (KRvKN, not KNvKR).
-        material: String,
-    },
+    Dump(dump::Args),
+}
+
+/// The first paragraph of `upgrade --help` (and its line in `bidtb --help`).
+fn upgrade_about() -> String {
+    format!(
+        "Rewrite the tables of earlier builds in the format this build writes (version {}, \
+         docs/src/format.md), in place",
+        bidtb::internal::table::VERSION
+    )
+}
+
+/// `upgrade --help`: the format version written is [`bidtb::internal::table::VERSION`], never a
+/// literal that a new version leaves behind.
+fn upgrade_long_about() -> String {
+    let v = bidtb::internal::table::VERSION;
+    format!(
+        "{}: fewer bytes where values are long (each distinct denominator stored once), the \
+         same positions, values and levels.\n\n\
+         Every table file of the board (or of every board directory in DIR) older than \
+         version {v} is rewritten atomically, read back and compared with the old file \
+         position by position and value by value; if anything differed the old file would \
+         be put back. Files already current are left alone. Holds the board directory's \
+         lock, so not while `generate` writes there. Holds one file's values decoded at a \
+         time, and maps the old and the new file. Tables of earlier versions are read as \
+         they are; upgrading saves space and lets a query check only the dictionary blocks \
+         it reads. Exit status 1 if any file was not upgraded (each is named).",
+        upgrade_about()
+    )
+}
+
+/// `--tables DIR`: where the tables are read from, for every subcommand that reads them.
+#[derive(clap::Args, Debug)]
+pub(crate) struct TablesDir {
+    /// Directory holding the tables (as written by `bidtb generate --out DIR`).
+    #[arg(long = "tables", default_value = "tables")]
+    pub tables: PathBuf,
 }
 
 /// Who holds the tie-break marker.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
-enum TieBreak {
+pub(crate) enum TieBreak {
     /// White holds it.
     White,
     /// Black holds it.
@@ -320,6 +264,37 @@ fn parse_holdings(s: &str) -> Result<(u32, u32), String> {
             bidtb::internal::chips::MAX_TOTAL
         )),
     }
+}
+
+/// The addresses `--addr HOST:PORT` names, in the resolver's order (the server listens on
+/// the first it can bind).
+#[derive(Clone, Debug)]
+pub(crate) struct Addrs(pub Vec<std::net::SocketAddr>);
+
+/// Read `--addr`: an address, or a host name with a port, resolved now.
+fn parse_addr(s: &str) -> Result<Addrs, String> {
+    use std::net::ToSocketAddrs;
+    if let Ok(a) = s.parse::<std::net::SocketAddr>() {
+        return Ok(Addrs(vec![a]));
+    }
+    let Some((host, port)) = s.rsplit_once(':') else {
+        return Err(format!(
+            "'{s}': give HOST:PORT, e.g. 127.0.0.1:8080 or localhost:0 (port 0: any free port)"
+        ));
+    };
+    if host.is_empty() || port.parse::<u16>().is_err() {
+        return Err(format!(
+            "'{s}': give HOST:PORT with a port 0 to 65535, e.g. localhost:8080"
+        ));
+    }
+    let found: Vec<std::net::SocketAddr> = s
+        .to_socket_addrs()
+        .map_err(|e| format!("'{host}' does not resolve: {e}"))?
+        .collect();
+    if found.is_empty() {
+        return Err(format!("'{host}' resolves to no address"));
+    }
+    Ok(Addrs(found))
 }
 
 fn parse_board(s: &str) -> Result<Board, String> {
@@ -361,16 +336,20 @@ pub fn main() -> ExitCode {
         }
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             // Bare `bidtb` (or a command group without its command): the help, as usage.
-            eprint!("{}", e.render());
+            let _ = write!(std::io::stderr(), "{}", e.render());
             return ExitCode::from(2);
         }
         Err(e) => {
-            eprintln!("bidtb: {}", usage_error(&e.render().to_string()));
+            let text = usage_error(&e.render().to_string());
+            note!("bidtb: {}", bidtb::internal::error::printable(&text));
             return ExitCode::from(2);
         }
     };
     if let Err((code, e)) = start_up(&cli.command) {
-        eprintln!("bidtb: {e}");
+        note!(
+            "bidtb: {}",
+            bidtb::internal::error::printable(&e.to_string())
+        );
         return ExitCode::from(code);
     }
     let result = match cli.command {
@@ -378,68 +357,26 @@ pub fn main() -> ExitCode {
         Command::Atlas(args) => atlas::run(args),
         Command::Chips(args) => chips::run(args),
         Command::Play(args) => play::run(args),
-        Command::Query {
-            tables,
-            json,
-            full,
-            chips,
-            tiebreak,
-            fen,
-        } => {
-            let marker = match tiebreak {
-                TieBreak::White => bidtb::internal::material::Color::White,
-                TieBreak::Black => bidtb::internal::material::Color::Black,
-            };
-            let format = match (json, full) {
-                (true, _) => query::Format::Json,
-                (false, true) => query::Format::Full,
-                (false, false) => query::Format::Text,
-            };
-            query::run(&tables, format, chips.map(|c| (c, marker)), &fen.join(" "))
-        }
-        Command::Map {
-            tables,
-            json,
-            svg,
-            fen,
-        } => map::run(&tables, json, svg.as_deref(), &fen.join(" ")),
-        Command::Plot { run, svg } => plot::run(&run, &svg),
-        Command::Serve {
-            tables,
-            addr,
-            header_timeout,
-            max_games,
-            game_age,
-        } => serve::run(
-            &tables,
-            addr,
-            header_timeout,
-            crate::server::GameLimits {
-                max: max_games as usize,
-                max_age: std::time::Duration::from_secs(game_age),
-            },
-        ),
-        Command::Verify {
-            tables,
-            board,
-            materials,
-            json,
-        } => verify::run(&tables, board, &materials, json),
-        Command::Upgrade {
-            tables,
-            board,
-            json,
-        } => upgrade::run(&tables, board, json),
-        Command::Dump {
-            tables,
-            board,
-            material,
-        } => dump::run(&tables, board, &material),
+        Command::Query(args) => query::main(args),
+        Command::Map(args) => map::main(args),
+        Command::Plot(args) => plot::main(args),
+        Command::Serve(args) => serve::main(args),
+        Command::Verify(args) => verify::main(args),
+        Command::Upgrade(args) => upgrade::main(args),
+        Command::Dump(args) => dump::main(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of standard output (or of a FIFO written into) went away: `bidtb dump
+        // | head`. It has all it wanted; end quietly.
+        Err((_, Error::Io { source, .. })) if source.kind() == std::io::ErrorKind::BrokenPipe => {
+            ExitCode::SUCCESS
+        }
         Err((code, e)) => {
-            eprintln!("bidtb: {e}");
+            note!(
+                "bidtb: {}",
+                bidtb::internal::error::printable(&e.to_string())
+            );
             ExitCode::from(code)
         }
     }
@@ -462,7 +399,7 @@ fn start_up(command: &Command) -> Result<(), (u8, Error)> {
     };
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(t) = threads {
-        pool = pool.num_threads(t as usize);
+        pool = pool.num_threads(thread_count(t as usize, cores()));
     }
     pool.build_global().map_err(|e| {
         (
@@ -473,6 +410,36 @@ fn start_up(command: &Command) -> Result<(), (u8, Error)> {
             )),
         )
     })
+}
+
+/// A write to standard output whose reader went away (EPIPE) counts as done: for output
+/// beside work whose outcome decides the exit status (a summary after a run, a
+/// verification's report), so that the run ends as its work did.
+fn reader_gone_is_fine(written: std::io::Result<()>) -> std::io::Result<()> {
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// The cores this process may run on (1 if that cannot be told).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+}
+
+/// The worker threads to start for `--threads asked` on a machine with `cores` cores: as
+/// asked up to the cores, which the work cannot outrun (on 4x4, 1024 threads took 20.6 s
+/// against 0.22 s with 2), else the cores, with a warning.
+fn thread_count(asked: usize, cores: usize) -> usize {
+    if asked <= cores {
+        return asked;
+    }
+    note!(
+        "bidtb: warning: --threads {asked} is more than the {cores} core{} this process may \
+         use: starting {cores} (more threads only wait for each other)",
+        if cores == 1 { "" } else { "s" }
+    );
+    cores
 }
 
 /// The exit code for an error: 2 for bad input, 1 for everything that failed at run time.

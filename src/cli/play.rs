@@ -3,8 +3,7 @@
 //! a bid, a move (or `hand` to hand the move over after winning a bid), `advice`, or
 //! `quit`. Lines come from standard input, so a game can be scripted.
 
-use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::io::{BufRead, Read, Write};
 
 use num_rational::BigRational;
 
@@ -49,9 +48,8 @@ impl From<Side> for Color {
 /// Arguments of `bidtb play`.
 #[derive(clap::Args, Debug)]
 pub(super) struct Args {
-    /// Directory holding the tables.
-    #[arg(long, default_value = "tables")]
-    tables: PathBuf,
+    #[command(flatten)]
+    tables: super::TablesDir,
     /// The game.
     #[arg(long, value_enum, default_value = "money")]
     mode: PlayMode,
@@ -76,6 +74,7 @@ pub(super) struct Args {
 }
 
 fn parse_bankroll(text: &str) -> Result<BigRational, String> {
+    bidtb::internal::play::game::check_share_length(text)?;
     parse_share(text)
         .filter(|x| *x <= BigRational::from_integer(1.into()))
         .ok_or_else(|| format!("{text:?}: your share of the money, from 0 to 1 (1/2, 0.6)"))
@@ -113,11 +112,19 @@ fn draw(m: &Match) -> String {
     out
 }
 
-fn report(m: &mut Match, tb: &Tablebase, out: &mut impl Write) -> Result<(), Error> {
+/// Show the game: the turns played since the last report (`shown` of its history were
+/// shown before; each turn is shown once, however many the engine played in between),
+/// the board, the bankrolls and the assessment.
+fn report(
+    m: &mut Match,
+    tb: &Tablebase,
+    out: &mut impl Write,
+    shown: &mut usize,
+) -> Result<(), Error> {
     let state = m.to_json(tb, false)?;
     let g = m.game();
     let mut text = String::new();
-    if let Some(t) = g.history().last() {
+    for t in g.history().iter().skip(*shown) {
         let who = |c: Color| if c == m.human() { "you" } else { "engine" };
         if let Some((w, b)) = &t.bids {
             text += &format!(
@@ -141,6 +148,7 @@ fn report(m: &mut Match, tb: &Tablebase, out: &mut impl Write) -> Result<(), Err
             t.uci
         );
     }
+    *shown = g.history().len();
     text += &format!("\n{}{}\n", draw(m), fen::write(g.board(), g.position()));
     if g.purse().mode() != Mode::Random {
         text += &format!(
@@ -152,6 +160,66 @@ fn report(m: &mut Match, tb: &Tablebase, out: &mut impl Write) -> Result<(), Err
     text += &format!("{}\n", state["assessment"]["text"].as_str().unwrap_or(""));
     out.write_all(text.as_bytes())
         .map_err(|e| Error::io("stdout", e))
+}
+
+/// The longest line the game reads: a bid of two numbers of
+/// [`bidtb::internal::play::game::MAX_DIGITS`] digits and a little more.
+const MAX_LINE: usize = 2 * bidtb::internal::play::game::MAX_DIGITS + 64;
+
+/// A line of input.
+enum Line {
+    /// A line of text, without its newline.
+    Text(String),
+    /// A line that is not read (not UTF-8, or too long): why, to say before asking again.
+    Refused(String),
+    /// The end of the input.
+    End,
+}
+
+/// Read one line of at most [`MAX_LINE`] bytes: a longer one is skipped to its end and
+/// refused, as is one that is not UTF-8 text, so that the game asks again instead of ending.
+fn read_line(input: &mut impl BufRead) -> std::io::Result<Line> {
+    let mut bytes = Vec::new();
+    let n = input
+        .by_ref()
+        .take(MAX_LINE as u64 + 1)
+        .read_until(b'\n', &mut bytes)?;
+    if n == 0 {
+        return Ok(Line::End);
+    }
+    if bytes.len() > MAX_LINE && bytes.last() != Some(&b'\n') {
+        // Skip the rest of the line, a buffer at a time.
+        loop {
+            let buf = input.fill_buf()?;
+            if buf.is_empty() {
+                break;
+            }
+            match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    input.consume(i + 1);
+                    break;
+                }
+                None => {
+                    let all = buf.len();
+                    input.consume(all);
+                }
+            }
+        }
+        return Ok(Line::Refused(format!(
+            "that line is longer than {MAX_LINE} bytes (a number has at most {} digits): \
+             type a bid, a move, hand, advice or quit",
+            bidtb::internal::play::game::MAX_DIGITS
+        )));
+    }
+    if bytes.last() == Some(&b'\n') {
+        bytes.pop();
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(Line::Text(text)),
+        Err(_) => Ok(Line::Refused(
+            "that line is not UTF-8 text: type a bid, a move, hand, advice or quit".into(),
+        )),
+    }
 }
 
 fn prompt(m: &Match) -> String {
@@ -181,7 +249,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let fail = |e: Error| (super::exit_code(&e), e);
     let text = args.fen.join(" ");
     let parsed = fen::parse(&text).map_err(fail)?;
-    let tb = super::query::open_for_game(&args.tables, &parsed).map_err(fail)?;
+    let tb = super::query::open_for_game(&args.tables.tables, &parsed).map_err(fail)?;
     let mode = match args.mode {
         PlayMode::Random => Mode::Random,
         PlayMode::Money => Mode::Money,
@@ -227,9 +295,10 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     )
     .map_err(io)?;
     let stdin = std::io::stdin();
-    let mut lines = stdin.lock().lines();
+    let mut input = stdin.lock();
+    let mut shown = 0;
     loop {
-        report(&mut m, &tb, &mut out).map_err(fail)?;
+        report(&mut m, &tb, &mut out, &mut shown).map_err(fail)?;
         if let Phase::Over(w) = m.game().phase() {
             let verdict = if w == m.human() {
                 "you win"
@@ -247,14 +316,20 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         loop {
             write!(out, "{}", prompt(&m)).map_err(io)?;
             out.flush().map_err(io)?;
-            let Some(line) = lines.next() else {
-                writeln!(out).map_err(io)?;
-                return Err((
-                    1,
-                    Error::Usage("the game was left unfinished (end of input)".into()),
-                ));
+            let line = match read_line(&mut input).map_err(|e| (1, Error::io("stdin", e)))? {
+                Line::End => {
+                    writeln!(out).map_err(io)?;
+                    return Err((
+                        1,
+                        Error::Usage("the game was left unfinished (end of input)".into()),
+                    ));
+                }
+                Line::Refused(why) => {
+                    writeln!(out, "{why}").map_err(io)?;
+                    continue;
+                }
+                Line::Text(line) => line,
             };
-            let line = line.map_err(|e| (1, Error::io("stdin", e)))?;
             let input = line.trim();
             let result = match (input, m.game().phase()) {
                 ("", _) => continue,
@@ -273,7 +348,9 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
             };
             match result {
                 Ok(()) => break,
-                Err(PlayError::Refused(r)) => writeln!(out, "{}", r.text).map_err(io)?,
+                Err(PlayError::Refused(r)) => {
+                    writeln!(out, "{}", bidtb::internal::error::printable(&r.text)).map_err(io)?
+                }
                 Err(PlayError::Tables(e)) => return Err(fail(e)),
             }
         }

@@ -1,5 +1,8 @@
 //! `bidtb query`: one position's value, moves, bid and zugzwang flag, as text or JSON.
 
+use super::TablesDir;
+use super::TieBreak;
+use super::parse_holdings;
 use std::io::Write;
 use std::path::Path;
 
@@ -11,6 +14,48 @@ use bidtb::internal::probe::chips::{ChipAdvice, ChipOutcome};
 use bidtb::internal::probe::{self, MoveInfo, Probe, Tablebase};
 use bidtb::internal::table;
 use bidtb::{Color, Material};
+
+/// The arguments of `bidtb query` (its help is the subcommand's, in `cli/mod.rs`).
+#[derive(clap::Args, Debug)]
+pub(super) struct Args {
+    #[command(flatten)]
+    pub tables: TablesDir,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Print every value exactly. By default the text shows values of more than 60
+    /// digits (8x8 four-piece tables hold values of thousands) by their first decimals
+    /// and their digit counts; --json always gives them exactly.
+    #[arg(long)]
+    pub full: bool,
+    /// With whole chips: White's and Black's holdings, W:B (e.g. 100:100), read from
+    /// the chip tables of W + B chips (`bidtb chips --chips W+B`): who wins, the bid to
+    /// make and what to do with a bid won, and the thresholds (docs/src/guide/chips.md).
+    #[arg(long, value_name = "W:B", value_parser = parse_holdings)]
+    pub chips: Option<(u32, u32)>,
+    /// Who holds the tie-break marker, with --chips.
+    #[arg(long, value_enum, default_value = "white", requires = "chips")]
+    pub tiebreak: TieBreak,
+    /// The position, e.g. '3k3R/8/3K4/8/8/8/8/8' (quote it; unquoted trailing fields
+    /// are accepted too).
+    #[arg(required = true, num_args = 1.., value_name = "FEN")]
+    pub fen: Vec<String>,
+}
+
+/// `bidtb query`: the arguments read, the position answered.
+pub(super) fn main(args: Args) -> Result<(), (u8, Error)> {
+    let marker = match args.tiebreak {
+        TieBreak::White => Color::White,
+        TieBreak::Black => Color::Black,
+    };
+    let format = match (args.json, args.full) {
+        (true, _) => Format::Json,
+        (false, true) => Format::Full,
+        (false, false) => Format::Text,
+    };
+    let chips = args.chips.map(|c| (c, marker));
+    run(&args.tables.tables, format, chips, &args.fen.join(" "))
+}
 
 /// The board drawn from a FEN placement (already validated), ranks numbered, files lettered.
 fn diagram(placement: &str) -> String {
@@ -94,12 +139,19 @@ fn move_lines(
 ) -> String {
     let mut out = String::new();
     let best = moves.first().map(key);
-    for m in moves {
+    // Columns as wide as their longest entry (a long fraction shown in full, a long move
+    // name on a large board), at least the usual widths.
+    let values: Vec<String> = moves.iter().map(|m| shown(&m.value, full)).collect();
+    let width =
+        |texts: &mut dyn Iterator<Item = usize>, least: usize| texts.fold(least, usize::max);
+    let uci_width = width(&mut moves.iter().map(|m| m.uci.chars().count()), 7);
+    let value_width = width(&mut values.iter().map(|v| v.chars().count()), 24);
+    for (m, value) in moves.iter().zip(&values) {
         let mark = if Some(key(m)) == best { "*" } else { " " };
         out += &format!(
-            "  {mark} {:<7} {:<24} {:<18} {closure} level {}",
+            "  {mark} {:<uci_width$} {:<value_width$} {:<18} {closure} level {}",
             m.uci,
-            shown(&m.value, full),
+            value,
             probe::decimal(&m.value, 12),
             level(m.level)
         );
@@ -317,5 +369,32 @@ mod tests {
         assert_eq!(shown_signed(&bid, true), format!("-1/{}", bid.denom()));
         let small = num_rational::BigRational::new(BigInt::from(-3), BigInt::from(64));
         assert_eq!(shown_signed(&small, false), "-3/64");
+    }
+
+    /// A value longer than the column widens the column for every move, so that the
+    /// decimals and levels stay aligned (a long fraction shown in full used to push its
+    /// line's columns right).
+    #[test]
+    fn move_columns_stay_aligned_with_long_values() {
+        let move_info = |uci: &str, value: Value| MoveInfo {
+            uci: uci.to_string(),
+            value,
+            beta: None,
+            level: Some(1),
+            fen: None,
+        };
+        let three = num_bigint::BigUint::from(3u32);
+        let long = Value::new(
+            1u32.into(),
+            three * num_bigint::BigUint::from(10u32).pow(40),
+        );
+        let moves = [move_info("d1d4", long), move_info("a1b1", Value::one())];
+        let text = move_lines(&moves, |m| &m.value, "T", true);
+        let columns: Vec<usize> = text
+            .lines()
+            .map(|l| l[..l.find("level").unwrap()].chars().count())
+            .collect();
+        assert_eq!(columns.len(), 2);
+        assert_eq!(columns[0], columns[1], "{text}");
     }
 }

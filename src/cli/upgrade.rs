@@ -2,6 +2,8 @@
 //! version this build writes, in place and atomically, each checked against the old file
 //! before it is kept (see [`bidtb::internal::table::upgrade`]).
 
+use super::TablesDir;
+use super::parse_board;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -11,6 +13,24 @@ use bidtb::Board;
 use bidtb::Error;
 use bidtb::internal::dirlock::DirLock;
 use bidtb::internal::table;
+
+/// The arguments of `bidtb upgrade` (its help is the subcommand's, in `cli/mod.rs`).
+#[derive(clap::Args, Debug)]
+pub(super) struct Args {
+    #[command(flatten)]
+    pub tables: TablesDir,
+    /// Only this board (default: every board directory found in DIR).
+    #[arg(long, value_parser = parse_board)]
+    pub board: Option<Board>,
+    /// Print the results as JSON (one object per file).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `bidtb upgrade`: the arguments read, the tables rewritten.
+pub(super) fn main(args: Args) -> Result<(), (u8, Error)> {
+    run(&args.tables.tables, args.board, args.json)
+}
 
 /// One file's outcome.
 #[derive(Serialize)]
@@ -128,19 +148,20 @@ pub(super) fn run(dir: &Path, board: Option<Board>, json: bool) -> Result<(), (u
             if !json {
                 // One line per file as it is done: a large board takes minutes.
                 let mut out = std::io::stdout().lock();
-                out.write_all(human(&row).as_bytes())
-                    .and_then(|()| out.flush())
-                    .map_err(|e| (1, Error::io("stdout", e)))?;
+                let written = out
+                    .write_all(human(&row).as_bytes())
+                    .and_then(|()| out.flush());
+                super::reader_gone_is_fine(written).map_err(|e| (1, Error::io("stdout", e)))?;
             }
             rows.push(row);
         }
     }
     if json {
         let text = serde_json::to_string_pretty(&rows).expect("serialises");
-        std::io::stdout()
+        let written = std::io::stdout()
             .lock()
-            .write_all(format!("{text}\n").as_bytes())
-            .map_err(|e| (1, Error::io("stdout", e)))?;
+            .write_all(format!("{text}\n").as_bytes());
+        super::reader_gone_is_fine(written).map_err(|e| (1, Error::io("stdout", e)))?;
     }
     let failed = rows.iter().filter(|r| r.error.is_some()).count();
     if failed > 0 {

@@ -26,7 +26,7 @@ pub fn jobs(
     resume: bool,
 ) -> Result<Vec<Result<Vec<Material>, Material>>, Error> {
     let three = Material::three_piece();
-    match options.method {
+    match options.method() {
         Method::Iterate => {
             if let Some(m) = options.materials.iter().find(|m| !three.contains(m)) {
                 return Err(Error::Usage(format!(
@@ -72,7 +72,7 @@ pub fn plan(options: &Options) -> Vec<Planned> {
         .into_iter()
         .map(|m| {
             let (positions, memory_bytes) =
-                super::job_estimate(options, &[m], crate::progress::PAGE_ABOVE_BYTES);
+                super::job_estimate(options, &[m], crate::solve::run::PAGE_ABOVE_BYTES);
             let names = |list: Vec<Material>| list.iter().map(Material::to_string).collect();
             let mut reads = m.dependencies();
             reads.sort();
@@ -133,7 +133,8 @@ pub fn run(
         .into_iter()
         .enumerate()
         .map(|(i, materials)| {
-            let (_, estimate) = super::job_estimate(options, &materials, control.page_above);
+            let (_, estimate) =
+                super::job_estimate(options, &materials, options.solve_settings().page_above);
             Job {
                 k: i + 1,
                 name: materials
@@ -276,7 +277,7 @@ mod tests {
     fn chains_run_through_the_jobs_that_read_a_job() {
         let options = Options::solve(Board::new(8, 8).unwrap());
         let work = |m: Material| {
-            super::super::job_estimate(&options, &[m], crate::progress::PAGE_ABOVE_BYTES).1
+            super::super::job_estimate(&options, &[m], crate::solve::run::PAGE_ABOVE_BYTES).1
         };
         let mut jobs: Vec<Job> = Material::with_dependencies(&Material::all_up_to(4))
             .into_iter()

@@ -171,7 +171,7 @@ impl Lanes<'_, '_, '_> {
                     self.options,
                     &job.materials,
                     &self.skipped,
-                    self.control.page_above,
+                    self.options.solve_settings().page_above,
                 ) {
                     self.skip(&job, reason);
                     continue;
@@ -269,8 +269,6 @@ impl Lanes<'_, '_, '_> {
         let writer = self.store.writer();
         let control = Control {
             checkpoint_dir: self.control.checkpoint_dir.clone(),
-            checkpoint_every: self.control.checkpoint_every,
-            checkpoint_seconds: self.control.checkpoint_seconds,
             resume: self.control.resume,
             stop: if self.unwatched {
                 self.control.stop
@@ -279,8 +277,6 @@ impl Lanes<'_, '_, '_> {
             },
             saved: self.control.saved.clone(),
             over_memory: over.clone(),
-            spill_above: self.control.spill_above,
-            page_above: self.control.page_above,
             jobs: 1,
             beside_others: beside,
         };
@@ -617,7 +613,7 @@ fn solve_or_start_over(
     store: &dyn Solved,
 ) -> Result<Run, Error> {
     let resumable = match (&control.checkpoint_dir, control.resume) {
-        (Some(dir), true) => checkpoints(options.method, dir, materials),
+        (Some(dir), true) => checkpoints(options.method(), dir, materials),
         _ => Vec::new(),
     };
     let first = solve_job(options, materials, obs, control, store);

@@ -26,6 +26,8 @@ pub mod session;
 mod store;
 pub mod write;
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 pub use crate::boundary::{Glance, Known, NothingSolved, Solved};
@@ -65,63 +67,97 @@ impl std::fmt::Display for Method {
     }
 }
 
-/// How a run is configured.
+/// The method that makes the candidate values, with its own settings (the certificate
+/// proves the values either way).
+#[derive(Clone, Debug)]
+pub enum MethodOptions {
+    /// The study's α/β iteration, with its settings.
+    Iterate(iterate::Settings),
+    /// Exact linear solves under improving strategies, with the settings of its runs.
+    Solve(solve::run::RunSettings),
+}
+
+impl MethodOptions {
+    /// Which method.
+    pub fn kind(&self) -> Method {
+        match self {
+            MethodOptions::Iterate(_) => Method::Iterate,
+            MethodOptions::Solve(_) => Method::Solve,
+        }
+    }
+}
+
+impl From<Method> for MethodOptions {
+    /// The method with its default settings.
+    fn from(method: Method) -> MethodOptions {
+        match method {
+            Method::Iterate => MethodOptions::Iterate(iterate::Settings::default()),
+            Method::Solve => MethodOptions::Solve(solve::run::RunSettings::default()),
+        }
+    }
+}
+
+/// How a run is configured: the board, the materials, and the method with its settings.
 #[derive(Clone, Debug)]
 pub struct Options {
     /// The board.
     pub board: Board,
-    /// How the values are made.
-    pub method: Method,
     /// The materials asked for (stored forms); the driver adds what they need. Default: the
     /// study's six three-piece materials.
     pub materials: Vec<Material>,
-    /// The iterate method: stop after this many iterations even if the guesses have not
-    /// converged.
-    pub max_iterations: Option<u32>,
-    /// The iterate method: compute every intermediate guess (see
-    /// [`iterate::Settings::guesses`]).
-    pub guesses: bool,
-    /// The iterate method: Richman test after this many quiet iterations.
-    pub check_every: u32,
-    /// The iterate method: also test at every multiple of this (0: never).
-    pub measure_every: u32,
-    /// The iterate method: first look for positions to retire after this many iterations.
-    pub retire_every: u32,
+    /// How the values are made, and that method's settings.
+    pub method: MethodOptions,
 }
 
 impl Options {
     /// Defaults for a board: the three-piece materials, the study's iteration with its
     /// defaults ([`iterate::Settings::default`]).
     pub fn new(board: Board) -> Options {
-        let it = iterate::Settings::default();
         Options {
             board,
-            method: Method::Iterate,
             materials: Material::three_piece().to_vec(),
-            max_iterations: it.max_iterations,
-            guesses: it.guesses,
-            check_every: it.check_every,
-            measure_every: it.measure_every,
-            retire_every: it.retire_every,
+            method: MethodOptions::from(Method::Iterate),
         }
     }
 
     /// The same options with the solve method.
     pub fn solve(board: Board) -> Options {
         Options {
-            method: Method::Solve,
+            method: Method::Solve.into(),
             ..Options::new(board)
         }
     }
 
-    /// The iteration's settings.
+    /// Which method makes the values.
+    pub fn method(&self) -> Method {
+        self.method.kind()
+    }
+
+    /// The iteration's settings (the defaults when the method is not the iteration).
     pub fn iterate_settings(&self) -> iterate::Settings {
-        iterate::Settings {
-            max_iterations: self.max_iterations,
-            guesses: self.guesses,
-            check_every: self.check_every,
-            measure_every: self.measure_every,
-            retire_every: self.retire_every,
+        match &self.method {
+            MethodOptions::Iterate(settings) => settings.clone(),
+            MethodOptions::Solve(_) => iterate::Settings::default(),
+        }
+    }
+
+    /// The solve method's run settings (the defaults when the method is not the solve).
+    pub fn solve_settings(&self) -> solve::run::RunSettings {
+        match &self.method {
+            MethodOptions::Solve(settings) => settings.clone(),
+            MethodOptions::Iterate(_) => solve::run::RunSettings::default(),
+        }
+    }
+
+    /// The iteration's settings to change, the method set to the iteration first if it was
+    /// another.
+    pub fn iterate_settings_mut(&mut self) -> &mut iterate::Settings {
+        if !matches!(self.method, MethodOptions::Iterate(_)) {
+            self.method = MethodOptions::from(Method::Iterate);
+        }
+        match &mut self.method {
+            MethodOptions::Iterate(settings) => settings,
+            MethodOptions::Solve(_) => unreachable!("set to the iteration above"),
         }
     }
 }
@@ -173,8 +209,9 @@ fn is_zero(x: &f64) -> bool {
     *x == 0.0
 }
 
-/// Seconds spent in each stage (summed over a run's jobs). The stages of the method that
-/// did not run are left out of `summary.json`.
+/// Seconds spent in each stage (summed over a run's jobs): the stages every job runs, then
+/// the method's own, by the names the method gives them ([`iterate::Timings::stages`],
+/// [`SolveStats::stages`]). Stages that took no time are left out of `summary.json`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Timings {
     /// Enumerating and indexing positions.
@@ -184,48 +221,18 @@ pub struct Timings {
     /// Reading the exits' values from the materials solved before.
     #[serde(skip_serializing_if = "is_zero", default)]
     pub boundary: f64,
-    /// The α/β iteration.
-    #[serde(skip_serializing_if = "is_zero", default)]
-    pub iterate: f64,
-    /// Kernel steps, with the per-position membership test (part of `iterate`).
-    #[serde(skip_serializing_if = "is_zero", default)]
-    pub kernel: f64,
-    /// Recomputing the guesses that fell out of [αₙ, βₙ] (part of `iterate`).
-    #[serde(skip_serializing_if = "is_zero", default)]
-    pub guess_updates: f64,
-    /// Richman tests (part of `iterate`).
-    #[serde(skip_serializing_if = "is_zero", default)]
-    pub richman_tests: f64,
     /// The certificate: exact equations and both closures (for the solve method: the
-    /// certificates of its candidates, part of `solve`).
+    /// certificates of its candidates, part of its `solve` stage).
     pub certify: f64,
-    /// The Stern–Brocot parents of every exact value and their fixed-point images, before
-    /// the iteration without guesses.
-    #[serde(skip_serializing_if = "is_zero", default)]
-    pub parents: f64,
-    /// Looking for positions to retire (part of `iterate`; on the default path, compacting
-    /// the kernel).
-    #[serde(skip_serializing_if = "is_zero", default)]
-    pub retirement: f64,
-    /// The solve method, everything after the graph (and the iterate method's solve of the
-    /// exact values first).
-    #[serde(skip_serializing_if = "is_zero", default)]
-    pub solve: f64,
-    /// Floating-point value iteration (part of `solve`).
-    #[serde(skip_serializing_if = "is_zero", default)]
-    pub float: f64,
-    /// Choosing the first strategies (part of `solve`).
-    #[serde(skip_serializing_if = "is_zero", default)]
-    pub strategies: f64,
-    /// Exact evaluations of the strategies (part of `solve`).
-    #[serde(skip_serializing_if = "is_zero", default)]
-    pub exact: f64,
-    /// Exact checks for better moves (part of `solve`).
-    #[serde(skip_serializing_if = "is_zero", default)]
-    pub improve: f64,
     /// Encoding and writing the table files (after each job).
     #[serde(skip_serializing_if = "is_zero", default)]
     pub write: f64,
+    /// The method's stages by name: the iteration's `iterate` (with its parts `kernel`,
+    /// `guess_updates`, `richman_tests`, `retirement`), `parents` and the exact `solve`
+    /// before it; the solve method's `solve` (with its parts `float`, `strategies`,
+    /// `exact`, `improve`).
+    #[serde(flatten)]
+    pub method: BTreeMap<String, f64>,
 }
 
 impl Timings {
@@ -234,38 +241,37 @@ impl Timings {
         self.index += o.index;
         self.graph += o.graph;
         self.boundary += o.boundary;
-        self.iterate += o.iterate;
-        self.kernel += o.kernel;
-        self.guess_updates += o.guess_updates;
-        self.richman_tests += o.richman_tests;
         self.certify += o.certify;
-        self.parents += o.parents;
-        self.retirement += o.retirement;
-        self.solve += o.solve;
-        self.float += o.float;
-        self.strategies += o.strategies;
-        self.exact += o.exact;
-        self.improve += o.improve;
         self.write += o.write;
+        for (name, &seconds) in &o.method {
+            self.add_stage(name, seconds);
+        }
+    }
+
+    /// The seconds of the method's stage `name` (0 if it did not run).
+    pub fn stage(&self, name: &str) -> f64 {
+        self.method.get(name).copied().unwrap_or(0.0)
+    }
+
+    /// Add `seconds` to the method's stage `name` (a stage that took no time is not kept).
+    pub fn add_stage(&mut self, name: &str, seconds: f64) {
+        if seconds != 0.0 {
+            *self.method.entry(name.to_string()).or_default() += seconds;
+        }
     }
 
     fn add_solve(&mut self, s: &SolveStats) {
-        self.float += s.float_seconds;
-        self.strategies += s.strategy_seconds;
-        self.exact += s.rounds.iter().map(|r| r.evaluate_seconds).sum::<f64>();
-        self.improve += s.rounds.iter().map(|r| r.improve_seconds).sum::<f64>();
+        for (name, seconds) in s.stages() {
+            self.add_stage(name, seconds);
+        }
         self.certify += s.certify_seconds;
     }
 
     fn add_iterate(&mut self, t: &iterate::Timings) {
-        self.iterate += t.iterate;
-        self.kernel += t.kernel;
-        self.guess_updates += t.guess_updates;
-        self.richman_tests += t.richman_tests;
+        for (name, seconds) in t.stages() {
+            self.add_stage(name, seconds);
+        }
         self.certify += t.certify;
-        self.parents += t.parents;
-        self.retirement += t.retirement;
-        self.solve += t.solve;
     }
 }
 
@@ -470,7 +476,7 @@ pub(crate) fn check_memory(
             .join(", "),
         options.board
     );
-    let verb = match options.method {
+    let verb = match options.method() {
         Method::Iterate => "generating",
         Method::Solve => "solving",
     };
@@ -492,11 +498,11 @@ pub(crate) fn job_estimate(
         .iter()
         .map(|&m| crate::index::estimate_positions(board, m))
         .sum();
-    let bytes = match options.method {
+    let bytes = match options.method() {
         Method::Iterate => crate::iterate::memory::estimate_bytes(
             positions,
             20 * positions,
-            iterate::guessing::initial_width(options.max_iterations),
+            iterate::guessing::initial_width(options.iterate_settings().max_iterations),
         ),
         Method::Solve => crate::solve::memory::estimate_paged_solve_bytes(
             positions, board, materials, page_above,
@@ -516,7 +522,7 @@ pub fn solve_job(
     solved: &dyn Solved,
 ) -> Result<Run, Error> {
     if !control.beside_others {
-        check_memory(options, materials, control.page_above)?;
+        check_memory(options, materials, options.solve_settings().page_above)?;
     }
     let board = options.board;
     let started = std::time::Instant::now();
@@ -546,7 +552,7 @@ pub fn solve_job(
             read.needed, read.exits
         ));
     }
-    let outcome = match options.method {
+    let outcome = match options.method() {
         Method::Iterate => {
             let settings = options.iterate_settings();
             let exact = if iterate::wants_exact_values(&settings, control) {
@@ -577,14 +583,23 @@ pub fn solve_job(
         Method::Solve => {
             let started = std::time::Instant::now();
             obs.stage("solve");
-            let out = match solve::run::run(board, materials, &graph, &terminals, obs, control)? {
+            let out = match solve::run::run(
+                board,
+                materials,
+                &graph,
+                &terminals,
+                obs,
+                control,
+                &options.solve_settings(),
+            )? {
                 solve::run::Run::Finished(out) => out,
                 solve::run::Run::Interrupted { checkpoint } => {
                     return Ok(Run::Interrupted { n: 0, checkpoint });
                 }
             };
-            timings.solve = started.elapsed().as_secs_f64();
-            obs.stage_done("solve", timings.solve);
+            let seconds = started.elapsed().as_secs_f64();
+            timings.add_stage("solve", seconds);
+            obs.stage_done("solve", seconds);
             for s in &out.stats {
                 timings.add_solve(s);
             }

@@ -6,9 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::Method;
+use super::driver::{self, Driven};
 use super::report::{self, Summary};
 use super::write::TableStore;
+use super::{Control, Method, Observer, Options};
 use crate::atomic;
 use crate::dirlock::{self, DirLock};
 use crate::error::Error;
@@ -97,6 +98,18 @@ impl Session {
         })
     }
 
+    /// Run every job of `options` (the materials asked for and what they need, in
+    /// dependency order), each written to this directory as soon as it is proved; see
+    /// [`driver::run`] for `control` (stop flag, resumption, jobs side by side).
+    pub fn run(
+        &mut self,
+        options: &Options,
+        obs: &dyn Observer,
+        control: &Control<'_>,
+    ) -> Result<Driven, Error> {
+        driver::run(options, obs, control, &mut self.store)
+    }
+
     /// End the run: remove the checkpoints if it converged and `failed` is false (a capped
     /// iteration keeps them, so that `--resume` with a higher cap continues it), note its
     /// seconds, and write its reports: summary.json, convergence.csv (the iteration),
@@ -113,6 +126,10 @@ impl Session {
         atomic::write_atomic(&dir.join("summary.json"), text.as_bytes())?;
         if let Some(csv) = &store.convergence {
             atomic::write_atomic(&dir.join("convergence.csv"), csv.as_bytes())?;
+        } else if store.summary.method == Method::Solve {
+            // A record left by an earlier run of the iteration is not this run's: the
+            // summary it went with is replaced.
+            let _ = std::fs::remove_file(dir.join("convergence.csv"));
         }
         let split = dir.join("alpha-below-beta.txt");
         let split_lines = store.alpha_below_beta();

@@ -16,7 +16,7 @@ use crate::atomic;
 use crate::error::Error;
 use crate::geometry::Board;
 use crate::material::Material;
-use crate::table::{self, ReadOnce, Table};
+use crate::table::{self, Decode, ReadOnce, Table};
 use crate::value::Value;
 
 /// Write the table file of every material of a job, unless it has no certificate or a
@@ -299,31 +299,26 @@ impl Tables {
     }
 }
 
+/// An open table's values, decoded as its dictionary is read ([`Dictionary`]).
+impl Decode for Opened {
+    fn value(&self, _: &Table, rank: usize) -> Result<Value, Error> {
+        Opened::value(self, rank as u32)
+    }
+
+    fn shadow(&self, _: &Table, rank: usize) -> Result<f64, Error> {
+        Opened::shadow(self, rank as u32)
+    }
+}
+
 impl Solved for Tables {
     fn known(&self, material: Material, key: u64) -> Result<Known, Error> {
         let (o, i) = self.find(material, key)?;
-        Ok(Known {
-            alpha: o.value(o.table.rank(i))?,
-            beta: o.value(o.table.rank_beta(i))?,
-            level_white: o.table.level_white(i),
-            level_black: o.table.level_black(i),
-        })
+        o.table.known(i, o)
     }
 
     fn glance(&self, material: Material, key: u64) -> Result<Glance, Error> {
         let (o, i) = self.find(material, key)?;
-        let (rank, rank_beta) = (o.table.rank(i), o.table.rank_beta(i));
-        let alpha = o.shadow(rank)?;
-        Ok(Glance {
-            alpha,
-            beta: if rank_beta == rank {
-                alpha
-            } else {
-                o.shadow(rank_beta)?
-            },
-            level_white: o.table.level_white(i),
-            level_black: o.table.level_black(i),
-        })
+        o.table.glance(i, o)
     }
 
     fn release(&self) {

@@ -191,7 +191,7 @@ mod tests {
     #[test]
     fn the_record_of_a_run_round_trips_and_adds_up() {
         let mut options = Options::new(Board::new(4, 3).unwrap());
-        options.guesses = true;
+        options.iterate_settings_mut().guesses = true;
         let sol = generate::solve(&options, &generate::Silent).expect("solves");
         let rec = record(&sol);
         assert!(!rec.settled);

@@ -148,6 +148,14 @@ fn starting_state(
         }
         if let Some(st) = state {
             obs.notice(&format!("resuming from iteration {}", st.n));
+            if let Some(cap) = settings.max_iterations.filter(|&cap| st.n >= cap) {
+                obs.notice(&format!(
+                    "the checkpoint is at iteration {}: --max-iterations {cap} has already \
+                     been reached, so no iteration is run (give --max-iterations above {} to \
+                     go on)",
+                    st.n, st.n
+                ));
+            }
             let kernel = Kernel::restore(graph, st.n, st.width, st.rows);
             let guesses = Guesses::restore(st.values, st.last_change, st.width);
             return Ok(Start {
@@ -219,7 +227,7 @@ pub(super) fn run(
         mut history,
         every: saved_every,
     } = starting_state(board, options, obs, control, graph)?;
-    let every = control.checkpoint_every.or(saved_every);
+    let every = options.checkpoint_every.or(saved_every);
     let mut first_richman = None;
     let mut richman_tests = Vec::new();
     let mut test_seconds = 0.0;

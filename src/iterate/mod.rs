@@ -55,6 +55,9 @@ pub struct Settings {
     /// never), then after twice as many, and so on up to eight times as many; retire from
     /// the kernel those that no unproved position needs. No result depends on this.
     pub retire_every: u32,
+    /// Save a checkpoint every this many iterations, when stopped, and at the cap (None:
+    /// never, unless the checkpoint resumed from carries an interval).
+    pub checkpoint_every: Option<u32>,
 }
 
 impl Default for Settings {
@@ -67,6 +70,7 @@ impl Default for Settings {
             check_every: 16,
             measure_every: 256,
             retire_every: 32,
+            checkpoint_every: None,
         }
     }
 }
@@ -131,6 +135,22 @@ pub struct Timings {
     pub retirement: f64,
     /// Solving the exact values first (the default path).
     pub solve: f64,
+}
+
+impl Timings {
+    /// The method's own stages by name, for the run's report (the certificate is every
+    /// method's stage, counted apart).
+    pub fn stages(&self) -> [(&'static str, f64); 7] {
+        [
+            ("iterate", self.iterate),
+            ("kernel", self.kernel),
+            ("guess_updates", self.guess_updates),
+            ("richman_tests", self.richman_tests),
+            ("parents", self.parents),
+            ("retirement", self.retirement),
+            ("solve", self.solve),
+        ]
+    }
 }
 
 /// The record of an iteration run.
@@ -235,7 +255,7 @@ pub enum ExactValues {
 /// asked for, nor with checkpoints or a resumption (those keep the guessing path, whose
 /// state they hold).
 pub fn wants_exact_values(settings: &Settings, control: &Control<'_>) -> bool {
-    !settings.guesses && control.checkpoint_every.is_none() && !control.resume
+    !settings.guesses && settings.checkpoint_every.is_none() && !control.resume
 }
 
 /// Run the iteration on `graph` (the positions of `index`, whose graph has no exits: the

@@ -146,6 +146,9 @@ impl Bid {
     /// chips with an optional marker (`12`, `12*`) with chips.
     pub fn parse(mode: Mode, text: &str) -> Result<Bid, Refusal> {
         let t = text.trim();
+        if let Err(why) = check_share_length(t) {
+            return Err(Refusal::invalid(format!("bid: {why}")));
+        }
         match mode {
             Mode::Random => Err(Refusal::invalid("random turn has no bids")),
             Mode::Money => parse_share(t).map(Bid::Money).ok_or_else(|| {
@@ -181,10 +184,38 @@ impl Bid {
     }
 }
 
-/// A non-negative exact share from `p/q`, a decimal or an integer.
+/// The most digits a number typed or sent may have (a bid, a bankroll; each of a
+/// fraction's two numbers): room for the longest value of any table so far (19,141
+/// digits, 8x8), which a client may send as it got it. Reading a number, and the game's
+/// arithmetic with it, cost time quadratic in its digits (1.5 million took over 100 s to
+/// read; a bid of 50,000 digits made a round take 1.5 s): the bound keeps a round within
+/// about a quarter of a second.
+pub const MAX_DIGITS: usize = 20_000;
+
+/// Whether `t` holds no number longer than [`MAX_DIGITS`] digits (nor more characters
+/// than two such numbers and their punctuation could); else why not, naming the bound,
+/// without quoting `t`.
+pub fn check_share_length(t: &str) -> Result<(), String> {
+    let longest = t
+        .split(|c: char| !c.is_ascii_digit())
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    if longest > MAX_DIGITS || t.len() > 2 * MAX_DIGITS + 16 {
+        return Err(format!(
+            "{} characters, a number of {longest} digits: a number here has at most \
+             {MAX_DIGITS} digits",
+            t.len()
+        ));
+    }
+    Ok(())
+}
+
+/// A non-negative exact share from `p/q`, a decimal or an integer (None also for a
+/// number longer than [`MAX_DIGITS`] digits: see [`check_share_length`]).
 pub fn parse_share(t: &str) -> Option<BigRational> {
     let t = t.trim();
-    if t.is_empty() || t.starts_with(['-', '+']) {
+    if t.is_empty() || t.starts_with(['-', '+']) || check_share_length(t).is_err() {
         return None;
     }
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());

@@ -30,6 +30,7 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 use serde_json::json;
 
+use crate::boundary::Known;
 use crate::error::Error;
 use crate::fen;
 use crate::geometry::Board;
@@ -85,24 +86,22 @@ impl Entry {
         }
     }
 
-    /// The same entry seen from the colour-flipped side: 1 − value, closures swapped;
-    /// where α < β, the flipped α is 1 − β and the flipped β is 1 − α.
-    pub fn flipped(self) -> Entry {
-        let (alpha, beta) = match self.beta {
-            Some(beta) => (beta, Some(self.value)),
-            None => (self.value, None),
-        };
-        Entry {
-            value: alpha.complement(),
-            beta: beta.map(|a| a.complement()),
-            level_white: self.level_black,
-            level_black: self.level_white,
-        }
-    }
-
     /// β: the value where α = β.
     pub fn upper(&self) -> &Value {
         self.beta.as_ref().unwrap_or(&self.value)
+    }
+}
+
+impl From<Known> for Entry {
+    /// A stored position's α, β and levels as the probe reports them: β only where it lies
+    /// above α, a level only inside its closure.
+    fn from(k: Known) -> Entry {
+        Entry {
+            beta: (k.beta != k.alpha).then_some(k.beta),
+            value: k.alpha,
+            level_white: level(k.level_white),
+            level_black: level(k.level_black),
+        }
     }
 }
 
@@ -434,16 +433,42 @@ impl Tablebase {
             .map(Material::man_count)
             .max()
             .unwrap_or(0);
-        if pos.len() > most.max(4) {
-            return Err(Error::Position(format!(
-                "{} has {} men; the tables in {} hold at most {}",
-                pos.material(),
-                pos.len(),
-                self.root.display(),
-                most.max(4)
-            )));
+        if pos.len() <= most.max(4) {
+            return Ok(());
         }
-        Ok(())
+        // Only some of the directory's tables may be open (`open_around`): its files say
+        // how many men its tables hold. Where some hold as many, the position's own table
+        // is missing (and named as such by the look-up).
+        let on_disk = self.most_men_on_disk();
+        if pos.len() <= on_disk {
+            return Ok(());
+        }
+        Err(Error::Position(format!(
+            "{} has {} men; the tables in {} hold at most {}",
+            pos.material(),
+            pos.len(),
+            self.root.display(),
+            most.max(on_disk).max(4)
+        )))
+    }
+
+    /// The most men of any table file under the root (`DIR/FxR/M.bidtb`, by its name),
+    /// opened or not.
+    fn most_men_on_disk(&self) -> usize {
+        let Ok(boards) = std::fs::read_dir(&self.root) else {
+            return 0;
+        };
+        boards
+            .flatten()
+            .filter_map(|b| std::fs::read_dir(b.path()).ok())
+            .flat_map(|files| files.flatten())
+            .filter_map(|f| {
+                let name = f.file_name().to_string_lossy().into_owned();
+                let stem = name.strip_suffix(&format!(".{}", table::EXTENSION))?;
+                stem.parse::<Material>().ok().map(|m| m.man_count())
+            })
+            .max()
+            .unwrap_or(0)
     }
 
     /// Where a position of any material is stored: its table, its index in that table and
@@ -470,13 +495,8 @@ impl Tablebase {
     /// material is not the stored one).
     pub fn entry(&self, board: Board, pos: &Position) -> Result<Entry, Error> {
         let (t, i, mirrored) = self.locate(board, pos)?;
-        let e = Entry {
-            value: t.value(i)?,
-            beta: t.beta_if_above(i)?,
-            level_white: level(t.level_white(i)),
-            level_black: level(t.level_black(i)),
-        };
-        Ok(if mirrored { e.flipped() } else { e })
+        let known = t.known(i, &table::FromFile)?;
+        Ok(Entry::from(if mirrored { known.mirrored() } else { known }))
     }
 
     /// The chip file of `material` on `board` for `total` chips, opened once and kept; an

@@ -159,15 +159,19 @@ fn setup(body: NewGame) -> Result<Setup, Fail> {
         }
     };
     let share = match body.bankroll.as_deref() {
-        Some(b) if mode == Mode::Money => Some(
-            bidtb::internal::play::game::parse_share(b)
-                .filter(|x| *x <= num_rational::BigRational::from_integer(1.into()))
-                .ok_or_else(|| {
-                    bad(format!(
-                        "bankroll {b:?}: your share of the money, a fraction or decimal from 0 to 1"
-                    ))
-                })?,
-        ),
+        Some(b) if mode == Mode::Money => {
+            bidtb::internal::play::game::check_share_length(b)
+                .map_err(|why| bad(format!("bankroll: {why}")))?;
+            Some(
+                bidtb::internal::play::game::parse_share(b)
+                    .filter(|x| *x <= num_rational::BigRational::from_integer(1.into()))
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "bankroll {b:?}: your share of the money, a fraction or decimal from 0 to 1"
+                        ))
+                    })?,
+            )
+        }
         Some(_) => return Err(bad("bankroll goes with mode money".into())),
         None => None,
     };
@@ -214,14 +218,17 @@ pub async fn create(
     State(app): State<Arc<AppState>>,
     b: Result<Json<NewGame>, JsonRejection>,
 ) -> Response {
-    let run = || -> Result<Response, Fail> {
-        let setup = setup(body(b)?)?;
-        let m = Match::with_ranks(&app.tb, &setup, app.ranks.clone()).map_err(refused)?;
-        let (id, game) = app.games.insert(m)?;
-        let answer = state(&app, &id, &mut game.lock().expect("game lock"), false);
-        Ok((StatusCode::CREATED, answer).into_response())
-    };
-    run().unwrap_or_else(|(code, text)| error(code, text))
+    super::blocking(move || {
+        let run = || -> Result<Response, Fail> {
+            let setup = setup(body(b)?)?;
+            let m = Match::with_ranks(&app.tb, &setup, app.ranks.clone()).map_err(refused)?;
+            let (id, game) = app.games.insert(m)?;
+            let answer = state(&app, &id, &mut game.lock().expect("game lock"), false);
+            Ok((StatusCode::CREATED, answer).into_response())
+        };
+        run().unwrap_or_else(|(code, text)| error(code, text))
+    })
+    .await
 }
 
 /// The query string of `GET /api/games/{id}`.
@@ -240,10 +247,11 @@ pub async fn read(
         Ok(Query(r)) => matches!(r.advice.as_deref(), Some("1" | "true" | "yes")),
         Err(e) => return error(StatusCode::BAD_REQUEST, e.body_text()),
     };
-    match app.games.get(&id) {
+    super::blocking(move || match app.games.get(&id) {
         Ok(g) => state(&app, &id, &mut g.lock().expect("game lock"), advice),
         Err((code, text)) => error(code, text),
-    }
+    })
+    .await
 }
 
 /// The body of a bid.
@@ -259,23 +267,26 @@ pub async fn bid(
     Path(id): Path<String>,
     b: Result<Json<BidBody>, JsonRejection>,
 ) -> Response {
-    let run = || -> Result<Response, Fail> {
-        let g = app.games.get(&id)?;
-        let text = match body(b)?.bid {
-            serde_json::Value::String(s) => s,
-            serde_json::Value::Number(n) => n.to_string(),
-            other => {
-                return Err((
-                    StatusCode::BAD_REQUEST,
-                    format!("bid {other}: a number or a string such as \"1/8\" or \"12*\""),
-                ));
-            }
+    super::blocking(move || {
+        let run = || -> Result<Response, Fail> {
+            let g = app.games.get(&id)?;
+            let text = match body(b)?.bid {
+                serde_json::Value::String(s) => s,
+                serde_json::Value::Number(n) => n.to_string(),
+                other => {
+                    return Err((
+                        StatusCode::BAD_REQUEST,
+                        format!("bid {other}: a number or a string such as \"1/8\" or \"12*\""),
+                    ));
+                }
+            };
+            let mut m = g.lock().expect("game lock");
+            m.bid(&app.tb, &text).map_err(refused)?;
+            Ok(state(&app, &id, &mut m, false))
         };
-        let mut m = g.lock().expect("game lock");
-        m.bid(&app.tb, &text).map_err(refused)?;
-        Ok(state(&app, &id, &mut m, false))
-    };
-    run().unwrap_or_else(|(code, text)| error(code, text))
+        run().unwrap_or_else(|(code, text)| error(code, text))
+    })
+    .await
 }
 
 /// The body of a move.
@@ -294,22 +305,25 @@ pub async fn play(
     Path(id): Path<String>,
     b: Result<Json<MoveBody>, JsonRejection>,
 ) -> Response {
-    let run = || -> Result<Response, Fail> {
-        let g = app.games.get(&id)?;
-        let mv = body(b)?;
-        let mut m = g.lock().expect("game lock");
-        match (mv.uci, mv.hand_over) {
-            (Some(_), true) | (None, false) => {
-                return Err((
-                    StatusCode::BAD_REQUEST,
-                    "give either {\"move\": \"h8d8\"} or {\"hand_over\": true}".into(),
-                ));
+    super::blocking(move || {
+        let run = || -> Result<Response, Fail> {
+            let g = app.games.get(&id)?;
+            let mv = body(b)?;
+            let mut m = g.lock().expect("game lock");
+            match (mv.uci, mv.hand_over) {
+                (Some(_), true) | (None, false) => {
+                    return Err((
+                        StatusCode::BAD_REQUEST,
+                        "give either {\"move\": \"h8d8\"} or {\"hand_over\": true}".into(),
+                    ));
+                }
+                (Some(u), false) => m.play(&app.tb, &u),
+                (None, true) => m.hand_over(&app.tb),
             }
-            (Some(u), false) => m.play(&app.tb, &u),
-            (None, true) => m.hand_over(&app.tb),
-        }
-        .map_err(refused)?;
-        Ok(state(&app, &id, &mut m, false))
-    };
-    run().unwrap_or_else(|(code, text)| error(code, text))
+            .map_err(refused)?;
+            Ok(state(&app, &id, &mut m, false))
+        };
+        run().unwrap_or_else(|(code, text)| error(code, text))
+    })
+    .await
 }

@@ -86,6 +86,22 @@ fn error(code: StatusCode, text: impl Into<String>) -> Response {
     (code, axum::Json(json!({"error": text.into()}))).into_response()
 }
 
+/// The most threads that run requests' work at once ([`blocking`]); more requests wait
+/// for one, while the async workers go on accepting and answering the rest.
+const WORK_THREADS: usize = 64;
+
+/// Run a request's work on the blocking pool (at most [`WORK_THREADS`] threads): reading
+/// long numbers, the engine's moves, probes and maps take CPU time that must not hold an
+/// async worker, so that one costly request cannot stall the others (`/api/boards`).
+pub(crate) async fn blocking(work: impl FnOnce() -> Response + Send + 'static) -> Response {
+    tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| {
+        error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the request's work failed: {e}"),
+        )
+    })
+}
+
 fn answer(result: Result<serde_json::Value, Error>) -> Response {
     match result {
         Ok(v) => axum::Json(v).into_response(),
@@ -129,31 +145,52 @@ async fn query(
         },
         Err(_) => None,
     };
-    with_fen(q, |fen| {
-        let tb = &app.tb;
-        let parsed = bidtb::fen::parse(fen)?;
-        let mut json = tb.probe(parsed.board, &parsed.position)?.to_json();
-        if let Some((w, b, marker)) = chips {
-            let advice = tb.chip_advice(parsed.board, &parsed.position, w, b, marker)?;
-            json["chips"] = advice.to_json();
-        }
-        Ok(json)
+    blocking(move || {
+        with_fen(q, |fen| {
+            let tb = &app.tb;
+            let parsed = bidtb::fen::parse(fen)?;
+            let mut json = tb.probe(parsed.board, &parsed.position)?.to_json();
+            if let Some((w, b, marker)) = chips {
+                let advice = tb.chip_advice(parsed.board, &parsed.position, w, b, marker)?;
+                json["chips"] = advice.to_json();
+            }
+            Ok(json)
+        })
     })
+    .await
 }
 
 /// The holdings a query asks about, if any: `chips=W:B`, `tiebreak=white|black` (white by
 /// default).
 fn chip_request(p: &FenParam) -> Result<Option<(u32, u32, Color)>, String> {
-    let Some(text) = p.chips.as_deref().filter(|c| !c.trim().is_empty()) else {
+    let Some(text) = p.chips.as_deref() else {
         return match p.tiebreak {
             Some(_) => Err("tiebreak goes with chips=W:B".into()),
             None => Ok(None),
         };
     };
+    if text.trim().is_empty() {
+        return Err(
+            "chips= is empty: give White's and Black's chips as W:B, e.g. chips=100:100 (or \
+             leave chips out)"
+                .into(),
+        );
+    }
     let bad = || format!("chips={text}: give White's and Black's chips as W:B, e.g. 100:100");
     let (w, b) = text.split_once(':').ok_or_else(bad)?;
     let w: u32 = w.trim().parse().map_err(|_| bad())?;
     let b: u32 = b.trim().parse().map_err(|_| bad())?;
+    // The chip tables exist for 1 to MAX_TOTAL chips in all (`bidtb query --chips` says
+    // the same).
+    match w.checked_add(b) {
+        Some(k) if (1..=bidtb::internal::chips::MAX_TOTAL).contains(&k) => {}
+        _ => {
+            return Err(format!(
+                "chips={text}: the chips in all must be 1 to {}",
+                bidtb::internal::chips::MAX_TOTAL
+            ));
+        }
+    }
     let marker = match p.tiebreak.as_deref() {
         None | Some("white") => Color::White,
         Some("black") => Color::Black,
@@ -166,7 +203,7 @@ async fn map(
     State(app): State<Arc<AppState>>,
     q: Result<Query<FenParam>, QueryRejection>,
 ) -> Response {
-    with_fen(q, |fen| ValueMap::of_fen(&app.tb, fen).map(|m| m.to_json()))
+    blocking(move || with_fen(q, |fen| ValueMap::of_fen(&app.tb, fen).map(|m| m.to_json()))).await
 }
 
 async fn boards(State(app): State<Arc<AppState>>) -> Response {
@@ -217,26 +254,31 @@ pub fn router(app: Arc<AppState>) -> Router {
         .with_state(app)
 }
 
-/// Serve until Ctrl-C or SIGTERM; `ready` gets the bound address once listening. Clients
+/// Serve until Ctrl-C or SIGTERM on the first of `addrs` that can be bound (a host name's
+/// addresses); `ready` gets the bound address once listening. Clients
 /// get `header_timeout` to send a request's line and headers.
 pub fn serve(
     tb: Tablebase,
-    addr: SocketAddr,
+    addrs: &[SocketAddr],
     header_timeout: std::time::Duration,
     limits: GameLimits,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), Error> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .max_blocking_threads(WORK_THREADS)
         .build()
         .map_err(|e| Error::io("the server's runtime", e))?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr)
+        let named = addrs
+            .iter()
+            .map(SocketAddr::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let listener = tokio::net::TcpListener::bind(addrs)
             .await
-            .map_err(|e| Error::io(addr.to_string(), e))?;
-        let bound = listener
-            .local_addr()
-            .map_err(|e| Error::io(addr.to_string(), e))?;
+            .map_err(|e| Error::io(&named, e))?;
+        let bound = listener.local_addr().map_err(|e| Error::io(&named, e))?;
         ready(bound);
         let app = Arc::new(AppState {
             tb,

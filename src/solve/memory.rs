@@ -340,7 +340,12 @@ mod tests {
         let m = |name: &str| name.parse::<Material>().unwrap();
         let b8 = Board::new(8, 8).unwrap();
         let paged = |name: &str| {
-            estimate_paged_solve_bytes(5_718_384, b8, &[m(name)], crate::progress::PAGE_ABOVE_BYTES)
+            estimate_paged_solve_bytes(
+                5_718_384,
+                b8,
+                &[m(name)],
+                crate::solve::run::PAGE_ABOVE_BYTES,
+            )
         };
         let e = paged("KNvKP") >> 20;
         assert!((9_647..15_435).contains(&e), "{e} MiB");

@@ -119,6 +119,25 @@ pub struct SolveStats {
     pub certify_seconds: f64,
 }
 
+impl SolveStats {
+    /// The parts of the solve stage by name, for the run's report (the certificates are
+    /// every method's stage, counted apart).
+    pub fn stages(&self) -> [(&'static str, f64); 4] {
+        [
+            ("float", self.float_seconds),
+            ("strategies", self.strategy_seconds),
+            (
+                "exact",
+                self.rounds.iter().map(|r| r.evaluate_seconds).sum(),
+            ),
+            (
+                "improve",
+                self.rounds.iter().map(|r| r.improve_seconds).sum(),
+            ),
+        ]
+    }
+}
+
 /// A solve's result: exact values proved (by `certificate`) to be α or β as asked.
 pub struct Candidate {
     /// The exact value of every node (terminal nodes included), with fixed-point images

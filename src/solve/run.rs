@@ -27,6 +27,54 @@ use crate::progress::{Control, Observer};
 use crate::resources;
 use crate::value::{Images, Value};
 
+/// The default of [`RunSettings::spill_above`]: 256 MiB (below it the file costs more time
+/// than the memory is worth).
+pub const SPILL_ABOVE_BYTES: u64 = 256 << 20;
+
+/// The default of [`RunSettings::page_above`]: 2 GiB (jobs whose values hold less never
+/// touch the disk for them; 8x8 KNvKP's hold 16 GB).
+pub const PAGE_ABOVE_BYTES: u64 = 2 << 30;
+
+/// The solve method's run settings beside the solver's own: how often a running job saves
+/// its state, and when its exact values leave memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunSettings {
+    /// Also save the job's state every this many seconds while it runs (it is always saved
+    /// when stopped, if the run has a checkpoint directory).
+    pub checkpoint_seconds: Option<u64>,
+    /// α's values are moved to a temporary file while β is solved apart when they hold more
+    /// than this many bytes.
+    pub spill_above: u64,
+    /// Once the numerators of the values an exact evaluation has solved hold more than this
+    /// many bytes, those solved after them move to temporary files mapped back read-only,
+    /// which the operating system may keep on disk (`u64::MAX`: never).
+    pub page_above: u64,
+}
+
+impl Default for RunSettings {
+    /// No periodic saves; [`SPILL_ABOVE_BYTES`] and [`PAGE_ABOVE_BYTES`].
+    fn default() -> RunSettings {
+        RunSettings {
+            checkpoint_seconds: None,
+            spill_above: SPILL_ABOVE_BYTES,
+            page_above: PAGE_ABOVE_BYTES,
+        }
+    }
+}
+
+impl RunSettings {
+    /// The defaults, with `BIDTB_SPILL_ABOVE` and `BIDTB_PAGE_ABOVE` from the environment
+    /// where they are set (an unparsable size is an error naming the accepted forms).
+    pub fn from_env() -> Result<RunSettings, Error> {
+        let default = RunSettings::default();
+        Ok(RunSettings {
+            spill_above: resources::spill_above()?.unwrap_or(default.spill_above),
+            page_above: resources::page_above()?.unwrap_or(default.page_above),
+            ..default
+        })
+    }
+}
+
 /// What the solve method hands back: α proved, β proved apart where it had to be.
 pub struct Outcome {
     /// α with its certificate (which proves β too when `beta` is None).
@@ -90,15 +138,16 @@ fn spill_dir(control: &Control<'_>) -> PathBuf {
 }
 
 /// Move α's values out of memory while β is solved apart, when they are large enough
-/// (above `control.spill_above` bytes): β's solve does not read them. A failure to write
+/// (above `settings.spill_above` bytes): β's solve does not read them. A failure to write
 /// them is a notice, and they stay in memory.
 fn spill_alpha(
     alpha: &mut Candidate,
     control: &Control<'_>,
+    settings: &RunSettings,
     obs: &dyn Observer,
 ) -> Option<Spilled> {
     let bytes = spill::value_bytes(alpha.values.values());
-    if bytes <= control.spill_above {
+    if bytes <= settings.spill_above {
         return None;
     }
     let dir = spill_dir(control);
@@ -192,6 +241,7 @@ fn solve_bound(
     bound: Bound,
     obs: &dyn Observer,
     control: &Control<'_>,
+    run_settings: &RunSettings,
     from: Option<BoundState>,
     keep: &Checkpoints<'_>,
     before: Option<&BoundStateRef<'_>>,
@@ -228,15 +278,15 @@ fn solve_bound(
         Some(alpha) => keep.save(&[alpha, state]),
         None => keep.save(&[state]),
     };
-    let every = control.checkpoint_seconds.map(Duration::from_secs);
+    let every = run_settings.checkpoint_seconds.map(Duration::from_secs);
     let keeper = Keeper::with_clock(&stopping, every, &control.saved, &sink);
     if let Some(state) = &from {
         obs.notice(&resumed_notice(name, state));
     }
     let settings = Settings {
-        filing: (control.page_above != u64::MAX).then(|| Filing {
+        filing: (run_settings.page_above != u64::MAX).then(|| Filing {
             dir: spill_dir(control),
-            above: control.page_above,
+            above: run_settings.page_above,
         }),
         ..Settings::default()
     };
@@ -285,6 +335,7 @@ pub fn run(
     terminals: &Terminals,
     obs: &dyn Observer,
     control: &Control<'_>,
+    settings: &RunSettings,
 ) -> Result<Run, Error> {
     let what = materials
         .iter()
@@ -322,6 +373,7 @@ pub fn run(
         Bound::Alpha,
         obs,
         control,
+        settings,
         kept.next(),
         &keep,
         None,
@@ -345,7 +397,7 @@ pub fn run(
     } else {
         // α is certified: its images are not read again.
         alpha.values.release_images();
-        let spilled = spill_alpha(&mut alpha, control, obs);
+        let spilled = spill_alpha(&mut alpha, control, settings, obs);
         let before = alpha.kept();
         let beta_from = kept.next();
         let resumed_beta = beta_from.is_some();
@@ -356,6 +408,7 @@ pub fn run(
             Bound::Beta,
             obs,
             control,
+            settings,
             beta_from,
             &keep,
             Some(&before),

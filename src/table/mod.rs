@@ -32,22 +32,24 @@
 //! checked the first time a read touches it, so that opening 8x8 KNvKP reads its 115 MB of
 //! positions, not its 21.6 GB of values; [`Table::check_all`] checks every block (`bidtb
 //! verify`, a run that keeps a table it finds). A truncated, bit-flipped or foreign file is
-//! an [`Error::Corrupt`](crate::error::Error::Corrupt) naming the file and what is wrong with it ([`Corruption`]), never a
-//! panic or a wrong value. Files are written
-//! atomically ([`crate::atomic`]).
+//! an [`Error::Corrupt`](crate::error::Error::Corrupt) naming the file and what is wrong
+//! with it ([`Corruption`]), never a panic or a wrong value. Files are written atomically
+//! ([`crate::atomic`]).
 //!
 //! The module owns the table files and nothing else, split by concern: `header` (the
 //! format's constants and versions, what a header states, the layout of the sections, the
 //! decoding and checking of every version's header), `write` (encoding and writing a file),
-//! `read` (opening, validating and reading a file), `upgrade` (rewriting an older file in
-//! the current version), `dictionary` (the encoding of the values) and `blocks` (the
-//! checksums of version 5's dictionary blocks).
+//! `read` (opening, validating and reading a file, mapped or in memory: `source`),
+//! `upgrade` (rewriting an older file in the current version), `stored` (one reading of a
+//! stored position), `dictionary` (the encoding of the values) and `blocks` (the checksums
+//! of version 5's dictionary blocks).
 
 mod blocks;
 mod dictionary;
 mod header;
 mod read;
 mod source;
+mod stored;
 #[cfg(test)]
 mod testing;
 mod upgrade;
@@ -60,5 +62,6 @@ pub use crate::boundary::UNREACHED;
 pub use crate::error::{Checksum, Corruption};
 pub use header::{EXTENSION, HEADER_LEN, MAGIC, READABLE, TableInfo, VERSION, file_name};
 pub use read::{REDUCED_BITS, ReadOnce, Table};
+pub use stored::{Decode, FromFile};
 pub use upgrade::{Upgraded, upgrade};
 pub use write::{Contents, encode, encode_to, write};

@@ -69,7 +69,20 @@ impl Table {
     /// place raises SIGBUS, which ends the process.
     pub unsafe fn map(path: impl AsRef<Path>) -> Result<Table, Error> {
         let path = path.as_ref();
-        let (file, len) = open_regular(path)?;
+        // A dangling link is not an absent table (which a query reports as missing, with
+        // the command that makes it): it says where the table was meant to be.
+        let (file, len) =
+            open_regular(path).map_err(|e| match crate::container::dangling(path) {
+                Some(target) => Error::Table {
+                    path: path.display().to_string(),
+                    reason: format!(
+                        "a dangling symbolic link: it points to {}, which does not exist (remove \
+                     the link, or make the table it names)",
+                        target.display()
+                    ),
+                },
+                None => e,
+            })?;
         if len < (PREFIX_LEN + 4) as u64 {
             return Err(Error::Corrupt {
                 path: path.display().to_string(),

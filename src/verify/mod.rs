@@ -257,34 +257,12 @@ impl<'a> Exits<'a> {
 impl Solved for Exits<'_> {
     fn known(&self, material: Material, key: u64) -> Result<Known, Error> {
         let (t, i, once) = self.find(material, key)?;
-        let (a, b) = (t.rank(i) as usize, t.rank_beta(i) as usize);
-        let alpha = once.value(t, a)?;
-        Ok(Known {
-            beta: if a == b {
-                alpha.clone()
-            } else {
-                once.value(t, b)?
-            },
-            alpha,
-            level_white: t.level_white(i),
-            level_black: t.level_black(i),
-        })
+        t.known(i, once)
     }
 
     fn glance(&self, material: Material, key: u64) -> Result<Glance, Error> {
-        let (t, i, _) = self.find(material, key)?;
-        let (a, b) = (t.rank(i) as usize, t.rank_beta(i) as usize);
-        let alpha = t.dictionary_value_as_stored(a)?.to_f64();
-        Ok(Glance {
-            alpha,
-            beta: if a == b {
-                alpha
-            } else {
-                t.dictionary_value_as_stored(b)?.to_f64()
-            },
-            level_white: t.level_white(i),
-            level_black: t.level_black(i),
-        })
+        let (t, i, once) = self.find(material, key)?;
+        t.glance(i, once)
     }
 }
 

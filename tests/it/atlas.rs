@@ -10,7 +10,7 @@ use std::path::Path;
 
 fn run(board: Board, method: Method) -> Solution {
     let mut options = Options::new(board);
-    options.method = method;
+    options.method = method.into();
     generate::solve(&options, &Silent).expect("solves")
 }
 

@@ -193,10 +193,11 @@ fn compare(files: u8, ranks: u8) {
     // each last change from the Stern–Brocot parents of the value.
     for guesses in [true, false] {
         let mut options = Options::new(board);
-        options.guesses = guesses;
-        options.check_every = 1;
-        options.retire_every = 1;
-        options.max_iterations = Some(5000);
+        let settings = options.iterate_settings_mut();
+        settings.guesses = guesses;
+        settings.check_every = 1;
+        settings.retire_every = 1;
+        settings.max_iterations = Some(5000);
         let sol = generate::solve(&options, &Silent).expect("solves");
         let it = sol.iteration().unwrap();
         assert_eq!(it.settled, !guesses);

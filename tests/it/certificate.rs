@@ -32,7 +32,7 @@ fn small_boards_are_certified_in_every_class() {
 #[test]
 fn a_capped_run_has_no_certificate() {
     let mut options = Options::new("4x4".parse().unwrap());
-    options.max_iterations = Some(10);
+    options.iterate_settings_mut().max_iterations = Some(10);
     let sol = solve(&options, &Silent).expect("solves");
     assert!(!sol.converged());
     assert!(sol.certificate.is_none());

@@ -6,33 +6,15 @@
 //! heatmap, and the SVGs of `bidtb map`, `bidtb plot` and `bidtb atlas` rendered.
 //! Screenshots go to `target/tmp/e2e/`.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-use crate::common::{Server, bidtb, tables_8x8};
+use crate::common::{Browser, Server, bidtb, tables_8x8};
 
 const FEN: &str = "3k3R/8/3K4/8/8/8/8/8"; // WK d6, WR h8 / BK d8
-
-fn require(path: &Path, how: &str) {
-    assert!(path.exists(), "{} is missing: {how}", path.display());
-}
 
 #[test]
 fn explorer_page_in_chromium() {
     let (root, _) = tables_8x8();
-    let e2e = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e");
-    let chromium = std::env::var("BIDTB_CHROMIUM").unwrap_or("/usr/bin/chromium".into());
-    require(
-        Path::new(&chromium),
-        "install Debian's chromium (apt-get install chromium), or run bash .ci/run",
-    );
-    require(
-        &e2e.join("node_modules/playwright-core"),
-        "run `npm ci --prefix tests/e2e` (bash .ci/run does)",
-    );
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e");
-    let _ = std::fs::remove_dir_all(&out);
-    std::fs::create_dir_all(&out).unwrap();
+    let browser = Browser::new("e2e");
+    let out = &browser.out;
     let (map_svg, plot_svg) = (out.join("map.svg"), out.join("plot.svg"));
     let tables = root.to_str().unwrap();
     let (code, _, stderr) = bidtb(&[
@@ -83,18 +65,16 @@ fn explorer_page_in_chromium() {
     }
     let tb = bidtb::Tablebase::open(mixed.path()).unwrap();
     let server = Server::start(mixed.path());
-    let node = Command::new("node")
-        .arg(e2e.join("explorer.mjs"))
-        .args([&server.url, out.to_str().unwrap()])
-        .args([&map_svg, &plot_svg, &grid_svg, &cost_svg])
-        .env("BIDTB_CHROMIUM", &chromium)
-        .output()
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&node.stdout);
-    assert!(
-        node.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&node.stderr)
+    let stdout = browser.run(
+        "explorer.mjs",
+        &[
+            server.url.as_ref(),
+            out.as_os_str(),
+            map_svg.as_os_str(),
+            plot_svg.as_os_str(),
+            grid_svg.as_os_str(),
+            cost_svg.as_os_str(),
+        ],
     );
     let read: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
 

@@ -13,31 +13,13 @@
 //!
 //! Screenshots go to `target/tmp/e2e-play/` (`play.png` mid-game: the bids and the history).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-use crate::common::{Server, bidtb, tables_8x8};
-
-fn require(path: &Path, how: &str) {
-    assert!(path.exists(), "{} is missing: {how}", path.display());
-}
+use crate::common::{Browser, Server, bidtb, tables_8x8};
 
 #[test]
 fn play_a_whole_game_in_chromium() {
     let (root, _) = tables_8x8();
-    let e2e = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e");
-    let chromium = std::env::var("BIDTB_CHROMIUM").unwrap_or("/usr/bin/chromium".into());
-    require(
-        Path::new(&chromium),
-        "install Debian's chromium (apt-get install chromium), or run bash .ci/run",
-    );
-    require(
-        &e2e.join("node_modules/playwright-core"),
-        "run `npm ci --prefix tests/e2e` (bash .ci/run does)",
-    );
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e-play");
-    let _ = std::fs::remove_dir_all(&out);
-    std::fs::create_dir_all(&out).unwrap();
+    let browser = Browser::new("e2e-play");
+    let out = &browser.out;
 
     // A copy of the 8x8 tables (the shared ones stay as generated) with chip files of 20.
     let tables = tempfile::tempdir().unwrap();
@@ -54,17 +36,9 @@ fn play_a_whole_game_in_chromium() {
 
     let server = Server::start(tables.path());
     let started = std::time::Instant::now();
-    let node = Command::new("node")
-        .arg(e2e.join("play.mjs"))
-        .args([&server.url, out.to_str().unwrap(), "9:11"])
-        .env("BIDTB_CHROMIUM", &chromium)
-        .output()
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&node.stdout);
-    assert!(
-        node.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&node.stderr)
+    let stdout = browser.run(
+        "play.mjs",
+        &[server.url.as_ref(), out.as_os_str(), "9:11".as_ref()],
     );
     eprintln!("play.mjs: {:.1} s", started.elapsed().as_secs_f64());
     let read: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();

@@ -602,6 +602,7 @@ fn a_stop_before_beta_keeps_a_state_keeps_alphas_final_one() {
         .unwrap()
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
+    let settings = bidtb::SolveSettings::default();
     let flag = std::sync::atomic::AtomicBool::new(false);
     let stopping = Control {
         checkpoint_dir: Some(dir.path().to_path_buf()),
@@ -612,7 +613,16 @@ fn a_stop_before_beta_keeps_a_state_keeps_alphas_final_one() {
         stage: "beta: float",
         flag: &flag,
     };
-    let stopped = run(board, &[m], &graph, &terminals, &stop_at_beta, &stopping).unwrap();
+    let stopped = run(
+        board,
+        &[m],
+        &graph,
+        &terminals,
+        &stop_at_beta,
+        &stopping,
+        &settings,
+    )
+    .unwrap();
     let Run::Interrupted {
         checkpoint: Some(path),
     } = stopped
@@ -642,7 +652,18 @@ fn a_stop_before_beta_keeps_a_state_keeps_alphas_final_one() {
         Run::Finished(out) => out,
         Run::Interrupted { .. } => panic!("not finished"),
     };
-    let resumed = finished(run(board, &[m], &graph, &terminals, &Silent, &resuming).unwrap());
+    let resumed = finished(
+        run(
+            board,
+            &[m],
+            &graph,
+            &terminals,
+            &Silent,
+            &resuming,
+            &settings,
+        )
+        .unwrap(),
+    );
     let plain = finished(
         run(
             board,
@@ -651,6 +672,7 @@ fn a_stop_before_beta_keeps_a_state_keeps_alphas_final_one() {
             &terminals,
             &Silent,
             &Control::default(),
+            &settings,
         )
         .unwrap(),
     );

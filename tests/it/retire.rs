@@ -8,10 +8,11 @@ use bidtb::{Board, Material};
 fn solve(board: Board, retire_every: u32) -> Solution {
     let mut options = Options::new(board);
     // Retirement by the certificate belongs to the guessing path.
-    options.guesses = true;
-    options.retire_every = retire_every;
+    let settings = options.iterate_settings_mut();
+    settings.guesses = true;
+    settings.retire_every = retire_every;
     // A broken retirement may keep the run from converging: fail, do not hang.
-    options.max_iterations = Some(5000);
+    options.iterate_settings_mut().max_iterations = Some(5000);
     generate::solve(&options, &Silent).expect("solves")
 }
 

@@ -8,7 +8,7 @@ use bidtb::{Board, Position, Square, Value, internal::table};
 
 fn run(board: Board, method: Method) -> Solution {
     let mut options = Options::new(board);
-    options.method = method;
+    options.method = method.into();
     generate::solve(&options, &Silent).expect("solves")
 }
 

@@ -144,3 +144,57 @@ impl Drop for Server {
         let _ = self.child.wait();
     }
 }
+
+/// The browser tests' driver: a `tests/e2e/SCRIPT.mjs` run by Node.js against Debian's
+/// Chromium (`BIDTB_CHROMIUM` overrides its path) through playwright-core, with a fresh
+/// output directory `target/tmp/OUT` for its screenshots. A missing Chromium or
+/// playwright-core fails with the command that installs it.
+pub struct Browser {
+    /// `tests/e2e/`.
+    e2e: PathBuf,
+    /// The Chromium binary.
+    chromium: String,
+    /// The script's output directory (emptied first).
+    pub out: PathBuf,
+}
+
+impl Browser {
+    /// Check that Chromium and playwright-core are there; make `target/tmp/out` afresh.
+    pub fn new(out: &str) -> Browser {
+        let e2e = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e");
+        let chromium = std::env::var("BIDTB_CHROMIUM").unwrap_or("/usr/bin/chromium".into());
+        let require = |path: &Path, how: &str| {
+            assert!(path.exists(), "{} is missing: {how}", path.display());
+        };
+        require(
+            Path::new(&chromium),
+            "install Debian's chromium (apt-get install chromium), or run bash .ci/run",
+        );
+        require(
+            &e2e.join("node_modules/playwright-core"),
+            "run `npm ci --prefix tests/e2e` (bash .ci/run does)",
+        );
+        let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(out);
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir_all(&out).unwrap();
+        Browser { e2e, chromium, out }
+    }
+
+    /// Run `tests/e2e/SCRIPT` with `args`; what it printed on standard output (a failure of
+    /// the script fails the test with both its outputs).
+    pub fn run(&self, script: &str, args: &[&std::ffi::OsStr]) -> String {
+        let node = Command::new("node")
+            .arg(self.e2e.join(script))
+            .args(args)
+            .env("BIDTB_CHROMIUM", &self.chromium)
+            .output()
+            .expect("node runs");
+        let stdout = String::from_utf8_lossy(&node.stdout).into_owned();
+        assert!(
+            node.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&node.stderr)
+        );
+        stdout
+    }
+}
