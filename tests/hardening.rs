@@ -44,9 +44,15 @@ fn a_second_run_in_a_held_directory_is_refused_and_touches_nothing() {
     std::fs::remove_file(&temporary).unwrap();
     let dead = board.join(".KQvK.bidtb.tmp4294967295");
     std::fs::write(&dead, b"half written").unwrap();
+    // The first run's checkpoint is kept unless a run asks to start afresh (issue 66,
+    // item 7).
     let (code, _, stderr) = bidtb(&["generate", "--board", "4x4", "--out", out, "-q"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(checkpoint.exists());
+    let (code, _, stderr) = bidtb(&["generate", "--board", "4x4", "--out", out, "-q", "--fresh"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(!dead.exists());
+    assert!(!checkpoint.exists());
     assert!(board.join("KQvK.bidtb").exists());
 }
 
@@ -1294,5 +1300,77 @@ fn query_counts_the_men_of_every_table_in_the_directory() {
     assert!(
         stderr.contains("KRBvKQN has 6 men") && stderr.contains("hold at most 5"),
         "{stderr}"
+    );
+}
+
+/// Saved work is not deleted unasked (issue 66, item 7): a run that would replace or
+/// remove the checkpoints of an earlier run (a capped iteration's, an interrupted solve's)
+/// without --resume is refused, naming them and the command that resumes; --fresh deletes
+/// them and says so; a finished run removes its own checkpoints only.
+#[test]
+fn checkpoints_are_kept_unless_a_fresh_start_is_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let board = dir.path().join("4x4");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["generate", "--board", "4x4", "--out", out, "-q"];
+        args.extend_from_slice(extra);
+        bidtb(&args)
+    };
+    // A capped iteration keeps its checkpoints; a later run without --resume is refused.
+    let capped = [
+        "--guesses",
+        "--max-iterations",
+        "6",
+        "--checkpoint-every",
+        "3",
+    ];
+    assert_eq!(run(&capped).0, 0);
+    let newest = board.join("checkpoint-000006.ckpt");
+    assert!(newest.exists());
+    for extra in [&[][..], &["--guesses"][..], &capped[..]] {
+        let (code, _, stderr) = run(extra);
+        assert_eq!(code, 2, "{extra:?}: {stderr}");
+        assert!(
+            stderr.contains("checkpoint-000006.ckpt")
+                && stderr.contains(&format!(
+                    "`bidtb generate --board 4x4 --method iterate --out {out} --resume`"
+                ))
+                && stderr.contains("--fresh"),
+            "{stderr}"
+        );
+        assert!(newest.exists(), "{extra:?} deleted the checkpoint");
+    }
+    // --fresh and --resume do not go together; --fresh deletes them and says so.
+    assert_eq!(run(&["--fresh", "--resume"]).0, 2);
+    let (code, _, stderr) = run(&["--fresh"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("--fresh: deleted 2 checkpoints"),
+        "{stderr}"
+    );
+    assert!(!newest.exists());
+    // The solve method: a checkpoint of one of the run's jobs is kept (the run refused);
+    // one of another material's job survives a finished run.
+    let mine = board.join("solve-KRvK.ckpt");
+    let other = board.join("solve-KRvKN.ckpt");
+    std::fs::write(&mine, b"an interrupted job's state").unwrap();
+    std::fs::write(&other, b"another run's state").unwrap();
+    let solve = ["--method", "solve", "--material", "KRvK"];
+    let (code, _, stderr) = run(&solve);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("solve-KRvK.ckpt")
+            && !stderr.contains("solve-KRvKN.ckpt")
+            && stderr.contains("--method solve --material KRvK --out"),
+        "{stderr}"
+    );
+    assert!(mine.exists() && other.exists());
+    std::fs::remove_file(&mine).unwrap();
+    let (code, _, stderr) = run(&solve);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        other.exists(),
+        "a finished run removed another job's checkpoint"
     );
 }
