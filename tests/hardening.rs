@@ -1374,3 +1374,88 @@ fn checkpoints_are_kept_unless_a_fresh_start_is_asked() {
         "a finished run removed another job's checkpoint"
     );
 }
+
+/// A solve checkpoint that fails its checksum, is truncated or does not fit the job no
+/// longer stops every `--resume` run: it is set aside (renamed, kept), the material solved
+/// afresh, and the run says so (issue 66, item 6).
+#[test]
+fn a_damaged_solve_checkpoint_is_set_aside_and_the_material_solved_afresh() {
+    use bidtb::graph::Graph;
+    use bidtb::index::Index;
+    use bidtb::material::Material;
+    use bidtb::solve::checkpoint::{self, Job};
+    use bidtb::solve::{self, Bound, Game, Settings};
+
+    let plain = tempfile::tempdir().unwrap();
+    let args = [
+        "generate",
+        "--board",
+        "4x4",
+        "--method",
+        "solve",
+        "--material",
+        "KvK",
+        "-q",
+    ];
+    let (code, _, stderr) =
+        bidtb(&[&args[..], &["--out", plain.path().to_str().unwrap()]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    let made = std::fs::read(plain.path().join("4x4/KvK.bidtb")).unwrap();
+
+    let board = bidtb::Board::new(4, 4).unwrap();
+    let materials: [Material; 1] = ["KvK".parse().unwrap()];
+    let graph = Graph::new(&Index::new(board, &materials));
+    let alpha = solve::solve_bound(
+        Game::closed(&graph),
+        Bound::Alpha,
+        &Settings::default(),
+        &|_| true,
+    )
+    .unwrap();
+    let job = Job {
+        board,
+        materials: &materials,
+        graph: &graph,
+    };
+    let good = checkpoint::encode(job, &[&alpha.kept()]);
+    let mut flipped = good.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 0x20;
+    let damages: [(&str, &[u8]); 3] = [
+        ("a flipped bit", &flipped),
+        ("truncated", &good[..good.len() / 2]),
+        ("empty", &[]),
+    ];
+    for (what, bytes) in damages {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().to_str().unwrap();
+        let board_dir = dir.path().join("4x4");
+        std::fs::create_dir_all(&board_dir).unwrap();
+        let ck = board_dir.join("solve-KvK.ckpt");
+        std::fs::write(&ck, bytes).unwrap();
+        let resume = [&args[..], &["--out", out, "--resume"]].concat();
+        let (code, _, stderr) = bidtb(&resume);
+        assert_eq!(code, 0, "{what}: {stderr}");
+        assert!(
+            stderr.contains("solve-KvK.ckpt cannot be resumed from")
+                && stderr.contains("set aside as")
+                && stderr.contains("solving KvK from the start"),
+            "{what}: {stderr}"
+        );
+        let rejected = board_dir.join("solve-KvK.ckpt.rejected");
+        assert_eq!(
+            std::fs::read(&rejected).unwrap(),
+            bytes,
+            "{what}: kept as it was"
+        );
+        assert!(!ck.exists(), "{what}");
+        assert_eq!(
+            std::fs::read(board_dir.join("KvK.bidtb")).unwrap(),
+            made,
+            "{what}"
+        );
+        // The next run is not stopped by it either.
+        let (code, _, stderr) = bidtb(&resume);
+        assert_eq!(code, 0, "{what}: {stderr}");
+    }
+}
