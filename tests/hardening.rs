@@ -1459,3 +1459,42 @@ fn a_damaged_solve_checkpoint_is_set_aside_and_the_material_solved_afresh() {
         assert_eq!(code, 0, "{what}: {stderr}");
     }
 }
+
+/// A table that is there but cannot be mapped now (too little address space) is named as
+/// such and kept: it is not reported missing, nor made again over the file (issue 66,
+/// item 5: a valid table was regenerated after a transient failure).
+#[test]
+fn a_table_that_cannot_be_mapped_is_kept_not_remade() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let args = [
+        "generate",
+        "--board",
+        "3x3",
+        "--method",
+        "solve",
+        "--material",
+        "KRvKN",
+        "--out",
+        out,
+        "-q",
+    ];
+    let (code, _, stderr) = bidtb(&args);
+    assert_eq!(code, 0, "{stderr}");
+    // KRvK's table, which KRvKN reads, as a file of 1 TiB (sparse): mapping it needs more
+    // than the 4 GB of address space the run gets.
+    let table = dir.path().join("3x3/KRvK.bidtb");
+    std::fs::remove_file(&table).unwrap();
+    let f = std::fs::File::create(&table).unwrap();
+    f.set_len(1 << 40).unwrap();
+    drop(f);
+    let (code, stderr) = bidtb_under_ulimit(4_000_000, &args);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("KRvK.bidtb: cannot be opened")
+            && stderr.contains("the file is kept, not made again"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("missing table"), "{stderr}");
+    assert_eq!(std::fs::metadata(&table).unwrap().len(), 1 << 40, "remade");
+}
