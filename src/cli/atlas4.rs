@@ -32,7 +32,7 @@ struct Census {
 }
 
 impl Store for Census {
-    fn has(&self, m: Material) -> bool {
+    fn has(&self, m: Material) -> Result<bool, Error> {
         self.solved.has(m)
     }
     fn reader(&self, _needed: &[Material]) -> driver::Reader<'_> {

@@ -333,6 +333,12 @@ pub(super) struct Args {
     /// uninterrupted run.
     #[arg(long)]
     pub resume: bool,
+    /// Start afresh: delete the checkpoints of earlier runs in DIR/FxR that this run would
+    /// replace or remove (the iteration's for --method iterate; for --method solve those of
+    /// its materials). Without it (or --resume) a run over such checkpoints is refused,
+    /// naming them and the command that resumes them: saved work is never deleted unasked.
+    #[arg(long, conflicts_with = "resume")]
+    pub fresh: bool,
     /// Make every material with up to N men, kings included (3: the study's six
     /// three-piece materials; 4: also the thirty four-piece ones), each in dependency
     /// order. Four and more need --method solve.
@@ -448,6 +454,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         checkpoint_every,
         checkpoint_seconds,
         resume,
+        fresh,
         pieces,
         material,
         plan,
@@ -498,6 +505,43 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
             e => (2, e),
         })?;
     let dir = session.dir.clone();
+    if !resume {
+        let earlier = session::earlier_checkpoints(&dir, method, &materials);
+        if !earlier.is_empty() && !fresh {
+            let what = match (pieces, &names) {
+                (Some(n), _) => format!(" --pieces {n}"),
+                (None, Some(list)) => format!(" --material {}", list.join(",")),
+                (None, None) => String::new(),
+            };
+            let files: Vec<String> = earlier
+                .iter()
+                .filter_map(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect();
+            return Err(usage(format!(
+                "{} holds the checkpoint{} {} of an earlier run, which this run would replace \
+                 or remove: continue that run with `bidtb generate --board {board} --method \
+                 {method}{what} --out {} --resume`, or start afresh with --fresh (which \
+                 deletes {})",
+                dir.display(),
+                if files.len() == 1 { "" } else { "s" },
+                files.join(", "),
+                out.display(),
+                if files.len() == 1 { "it" } else { "them" },
+            )));
+        }
+        for p in &earlier {
+            std::fs::remove_file(p).map_err(|e| (1, Error::io(p, e)))?;
+        }
+        if !earlier.is_empty() {
+            note!(
+                "--fresh: deleted {} checkpoint{} of an earlier run in {}",
+                earlier.len(),
+                if earlier.len() == 1 { "" } else { "s" },
+                dir.display()
+            );
+        }
+    }
     let mut options = Options::new(board);
     options.materials = materials;
     options.method = match method {

@@ -36,16 +36,16 @@ pub fn jobs(
             }
             Ok(vec![Ok(three.to_vec())])
         }
-        Method::Solve => Ok(Material::with_dependencies(&options.materials)
+        Method::Solve => Material::with_dependencies(&options.materials)
             .into_iter()
             .map(|m| {
-                if (options.materials.contains(&m) && !resume) || !store.has(m) {
-                    Ok(vec![m])
+                if (options.materials.contains(&m) && !resume) || !store.has(m)? {
+                    Ok(Ok(vec![m]))
                 } else {
-                    Err(m)
+                    Ok(Err(m))
                 }
             })
-            .collect()),
+            .collect(),
     }
 }
 

@@ -116,9 +116,15 @@ impl Session {
     /// alpha-below-beta.txt (removed where there is none) and quiescent.txt. Returns the
     /// summary's JSON text.
     pub fn finish(&mut self, failed: bool) -> Result<String, Error> {
+        // Only this run's own work is removed: the iteration's checkpoints by a run of the
+        // iteration, the checkpoints of the jobs a run of the solve method has finished.
         if self.store.summary.converged && !failed {
-            crate::iterate::checkpoint::remove_all(&self.dir);
-            crate::solve::checkpoint::remove(&self.dir);
+            match self.store.summary.method {
+                Method::Iterate => crate::iterate::checkpoint::remove_all(&self.dir),
+                Method::Solve => {
+                    crate::solve::checkpoint::remove_done(&self.dir, &self.store.summary.materials)
+                }
+            }
         }
         self.store.summary.seconds = self.started.elapsed().as_secs_f64();
         let text = serde_json::to_string_pretty(&self.store.summary).expect("summary serialises");
@@ -144,6 +150,31 @@ impl Session {
             atomic::write_atomic(&dir.join("quiescent.txt"), lines.as_bytes())?;
         }
         Ok(text)
+    }
+}
+
+/// The checkpoints of earlier runs in `dir` that a run of `method` on `materials` (and
+/// what they lead to) would replace or remove: the iteration's for the iteration; for the
+/// solve method, those of jobs on any of these materials (and an earlier version's
+/// `solve.ckpt`). A run that does not resume them must not start over them unasked.
+pub fn earlier_checkpoints(dir: &Path, method: Method, materials: &[Material]) -> Vec<PathBuf> {
+    match method {
+        Method::Iterate => crate::iterate::checkpoint::list(dir),
+        Method::Solve => {
+            let mut touched: Vec<String> = materials.iter().map(Material::to_string).collect();
+            for m in materials {
+                touched.extend(m.dependencies().iter().map(Material::to_string));
+            }
+            crate::solve::checkpoint::list(dir)
+                .into_iter()
+                .filter(|(_, names)| {
+                    names
+                        .as_ref()
+                        .is_none_or(|ns| ns.iter().any(|n| touched.contains(n)))
+                })
+                .map(|(path, _)| path)
+                .collect()
+        }
     }
 }
 

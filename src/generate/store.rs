@@ -11,8 +11,10 @@ use std::sync::Arc;
 
 /// Where finished materials go and where later jobs read their exits from.
 pub trait Store: Send {
-    /// Whether the store holds material `m`, finished and usable.
-    fn has(&self, m: Material) -> bool;
+    /// Whether the store holds material `m`, finished and usable; an error where that
+    /// cannot be told (a table present that cannot be opened for now: too little address
+    /// space, too many open files), which must not make the run make it again.
+    fn has(&self, m: Material) -> Result<bool, Error>;
     /// Get ready to read the materials `needed`, those the job's moves lead to (open their
     /// tables, let go of the others); called before each job.
     fn prepare(&mut self, _needed: &[Material]) -> Result<(), Error> {
@@ -113,10 +115,11 @@ impl Solved for InMemory {
 }
 
 impl Store for InMemory {
-    fn has(&self, m: Material) -> bool {
-        self.solutions
+    fn has(&self, m: Material) -> Result<bool, Error> {
+        Ok(self
+            .solutions
             .iter()
-            .any(|s| s.index.class_number(m).is_some())
+            .any(|s| s.index.class_number(m).is_some()))
     }
     fn reader(&self, _needed: &[Material]) -> Reader<'_> {
         Reader::Store(self)

@@ -328,22 +328,42 @@ impl Solved for Tables {
     }
 }
 
+/// A table that is there but cannot be opened now (`source`): why, and that it is kept.
+fn cannot_open(path: &str, source: &std::io::Error) -> Error {
+    Error::Table {
+        path: path.to_string(),
+        reason: format!(
+            "cannot be opened: {source} (the file is kept, not made again; with too little \
+             address space or too many open files, see `ulimit -v` and `ulimit -n`, and run \
+             again)"
+        ),
+    }
+}
+
 impl Store for TableStore {
-    fn has(&self, m: Material) -> bool {
+    fn has(&self, m: Material) -> Result<bool, Error> {
         // A table found on disk is kept only if every checksum holds (opening a table
-        // checks only the sections a query reads first).
-        let Ok(table) = self.usable(m) else {
-            return false;
+        // checks only the sections a query reads first). One that is absent, or present
+        // and unusable (damaged, another material's, uncertified), is made (again); one
+        // that cannot be opened for now (too little address space to map it, too many
+        // open files) is an error: a valid table must not be remade for that.
+        let table = match self.usable(m) {
+            Ok(table) => table,
+            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(false);
+            }
+            Err(Error::Io { path, source }) => return Err(cannot_open(&path, &source)),
+            Err(_) => return Ok(false),
         };
         if table.check_all().is_err() {
-            return false;
+            return Ok(false);
         }
         // Its pages stay in the page cache, not in this process's memory, until a job
         // reads the table.
         table.release_pages();
         let mut checked = self.checked.lock().unwrap_or_else(|e| e.into_inner());
         checked.insert(m, table);
-        true
+        Ok(true)
     }
 
     fn prepare(&mut self, needed: &[Material]) -> Result<(), Error> {
@@ -355,17 +375,20 @@ impl Store for TableStore {
             let checked = self.checked.get_mut().unwrap_or_else(|e| e.into_inner());
             let table = checked.remove(&m).map_or_else(|| self.usable(m), Ok);
             let table = table.map_err(|e| match e {
-                Error::Io { .. } => Error::MissingTable {
-                    path: self.path(m).display().to_string(),
-                    board: self.board.to_string(),
-                    dir: self
-                        .dir
-                        .parent()
-                        .unwrap_or(Path::new("."))
-                        .display()
-                        .to_string(),
-                    material: m.to_string(),
-                },
+                Error::Io { ref source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                    Error::MissingTable {
+                        path: self.path(m).display().to_string(),
+                        board: self.board.to_string(),
+                        dir: self
+                            .dir
+                            .parent()
+                            .unwrap_or(Path::new("."))
+                            .display()
+                            .to_string(),
+                        material: m.to_string(),
+                    }
+                }
+                Error::Io { path, source } => cannot_open(&path, &source),
                 other => other,
             })?;
             // As stored: the generator stores lowest terms (`bidtb verify` checks it), and

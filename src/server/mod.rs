@@ -269,7 +269,7 @@ pub fn serve(
         .max_blocking_threads(WORK_THREADS)
         .build()
         .map_err(|e| Error::io("the server's runtime", e))?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         let named = addrs
             .iter()
             .map(SocketAddr::to_string)
@@ -287,7 +287,11 @@ pub fn serve(
         });
         connections::serve(listener, router(app), header_timeout, shutdown()).await;
         Ok(())
-    })
+    });
+    // A request's work still running on the blocking pool once the connections' 5 s are
+    // over is not waited for (dropping the runtime would wait for it): the process ends.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    served
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

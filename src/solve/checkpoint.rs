@@ -171,6 +171,42 @@ pub fn remove(dir: &Path) {
     }
 }
 
+/// The solve checkpoints of a board's directory, each with the materials its name gives
+/// (`solve-KNvKN.ckpt`, `solve-KvK+KQvK.ckpt`; None for an earlier version's `solve.ckpt`,
+/// whose job only its header names), in name order.
+pub fn list(dir: &Path) -> Vec<(PathBuf, Option<Vec<String>>)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(PathBuf, Option<Vec<String>>)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_string();
+            if !is_checkpoint_name(&name) {
+                return None;
+            }
+            let materials = name
+                .strip_prefix("solve-")
+                .and_then(|n| n.strip_suffix(".ckpt"))
+                .map(|n| n.split('+').map(str::to_string).collect());
+            Some((e.path(), materials))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// Remove the checkpoints of the jobs whose materials are all among `done` (a finished
+/// run's, made or reused), and an earlier version's `solve.ckpt`; other jobs' checkpoints
+/// (an interrupted run of other materials) are kept.
+pub fn remove_done(dir: &Path, done: &[String]) {
+    for (path, materials) in list(dir) {
+        if materials.is_none_or(|ms| ms.iter().all(|m| done.contains(m))) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 /// What a checkpoint file holds for a job.
 #[derive(Debug)]
 pub enum Loaded {

@@ -310,7 +310,27 @@ fn states_to_resume(
     let Some(dir) = control.checkpoint_dir.as_deref().filter(|_| control.resume) else {
         return Ok((Vec::new(), None));
     };
-    match solve_checkpoint::load(dir, job)? {
+    let loaded = match solve_checkpoint::load(dir, job) {
+        Ok(loaded) => loaded,
+        // A checkpoint that fails its checksums, does not decode or does not fit this
+        // job: kept aside for whoever wants to look at it, and the job solved afresh
+        // (stopping here would stop every later `--resume` the same way).
+        Err(Error::Checkpoint { path, reason }) => {
+            let mut aside = std::ffi::OsString::from(&path);
+            aside.push(".rejected");
+            std::fs::rename(&path, &aside).map_err(|e| Error::io(&path, e))?;
+            let names: Vec<String> = job.materials.iter().map(Material::to_string).collect();
+            obs.notice(&format!(
+                "checkpoint {path} cannot be resumed from ({reason}); set aside as {}; \
+                 solving {} from the start",
+                Path::new(&aside).display(),
+                names.join(", ")
+            ));
+            return Ok((Vec::new(), None));
+        }
+        Err(e) => return Err(e),
+    };
+    match loaded {
         (Loaded::States(states), path) => Ok((states, Some(path))),
         (Loaded::Other(other), _) => {
             obs.notice(&format!(
@@ -327,7 +347,8 @@ fn states_to_resume(
 
 /// The solve stage of a job on `materials` of `board`, on its graph with the terminal
 /// values `terminals` (its memory checked by the caller, before the graph was built).
-/// Errors: an unusable checkpoint, or a game where no proof was reached.
+/// Errors: a checkpoint that cannot be read (one that fails its checks is set aside and
+/// the job solved afresh), or a game where no proof was reached.
 pub fn run(
     board: Board,
     materials: &[Material],

@@ -44,9 +44,15 @@ fn a_second_run_in_a_held_directory_is_refused_and_touches_nothing() {
     std::fs::remove_file(&temporary).unwrap();
     let dead = board.join(".KQvK.bidtb.tmp4294967295");
     std::fs::write(&dead, b"half written").unwrap();
+    // The first run's checkpoint is kept unless a run asks to start afresh (issue 66,
+    // item 7).
     let (code, _, stderr) = bidtb(&["generate", "--board", "4x4", "--out", out, "-q"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(checkpoint.exists());
+    let (code, _, stderr) = bidtb(&["generate", "--board", "4x4", "--out", out, "-q", "--fresh"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(!dead.exists());
+    assert!(!checkpoint.exists());
     assert!(board.join("KQvK.bidtb").exists());
 }
 
@@ -1296,4 +1302,200 @@ fn query_counts_the_men_of_every_table_in_the_directory() {
         stderr.contains("KRBvKQN has 6 men") && stderr.contains("hold at most 5"),
         "{stderr}"
     );
+}
+
+/// Saved work is not deleted unasked (issue 66, item 7): a run that would replace or
+/// remove the checkpoints of an earlier run (a capped iteration's, an interrupted solve's)
+/// without --resume is refused, naming them and the command that resumes; --fresh deletes
+/// them and says so; a finished run removes its own checkpoints only.
+#[test]
+fn checkpoints_are_kept_unless_a_fresh_start_is_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let board = dir.path().join("4x4");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["generate", "--board", "4x4", "--out", out, "-q"];
+        args.extend_from_slice(extra);
+        bidtb(&args)
+    };
+    // A capped iteration keeps its checkpoints; a later run without --resume is refused.
+    let capped = [
+        "--guesses",
+        "--max-iterations",
+        "6",
+        "--checkpoint-every",
+        "3",
+    ];
+    assert_eq!(run(&capped).0, 0);
+    let newest = board.join("checkpoint-000006.ckpt");
+    assert!(newest.exists());
+    for extra in [&[][..], &["--guesses"][..], &capped[..]] {
+        let (code, _, stderr) = run(extra);
+        assert_eq!(code, 2, "{extra:?}: {stderr}");
+        assert!(
+            stderr.contains("checkpoint-000006.ckpt")
+                && stderr.contains(&format!(
+                    "`bidtb generate --board 4x4 --method iterate --out {out} --resume`"
+                ))
+                && stderr.contains("--fresh"),
+            "{stderr}"
+        );
+        assert!(newest.exists(), "{extra:?} deleted the checkpoint");
+    }
+    // --fresh and --resume do not go together; --fresh deletes them and says so.
+    assert_eq!(run(&["--fresh", "--resume"]).0, 2);
+    let (code, _, stderr) = run(&["--fresh"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("--fresh: deleted 2 checkpoints"),
+        "{stderr}"
+    );
+    assert!(!newest.exists());
+    // The solve method: a checkpoint of one of the run's jobs is kept (the run refused);
+    // one of another material's job survives a finished run.
+    let mine = board.join("solve-KRvK.ckpt");
+    let other = board.join("solve-KRvKN.ckpt");
+    std::fs::write(&mine, b"an interrupted job's state").unwrap();
+    std::fs::write(&other, b"another run's state").unwrap();
+    let solve = ["--method", "solve", "--material", "KRvK"];
+    let (code, _, stderr) = run(&solve);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("solve-KRvK.ckpt")
+            && !stderr.contains("solve-KRvKN.ckpt")
+            && stderr.contains("--method solve --material KRvK --out"),
+        "{stderr}"
+    );
+    assert!(mine.exists() && other.exists());
+    std::fs::remove_file(&mine).unwrap();
+    let (code, _, stderr) = run(&solve);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        other.exists(),
+        "a finished run removed another job's checkpoint"
+    );
+}
+
+/// A solve checkpoint that fails its checksum, is truncated or does not fit the job no
+/// longer stops every `--resume` run: it is set aside (renamed, kept), the material solved
+/// afresh, and the run says so (issue 66, item 6).
+#[test]
+fn a_damaged_solve_checkpoint_is_set_aside_and_the_material_solved_afresh() {
+    use bidtb::internal::graph::Graph;
+    use bidtb::internal::index::Index;
+    use bidtb::internal::material::Material;
+    use bidtb::internal::solve::checkpoint::{self, Job};
+    use bidtb::internal::solve::{self, Bound, Game, Settings};
+
+    let plain = tempfile::tempdir().unwrap();
+    let args = [
+        "generate",
+        "--board",
+        "4x4",
+        "--method",
+        "solve",
+        "--material",
+        "KvK",
+        "-q",
+    ];
+    let (code, _, stderr) =
+        bidtb(&[&args[..], &["--out", plain.path().to_str().unwrap()]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    let made = std::fs::read(plain.path().join("4x4/KvK.bidtb")).unwrap();
+
+    let board = bidtb::Board::new(4, 4).unwrap();
+    let materials: [Material; 1] = ["KvK".parse().unwrap()];
+    let graph = Graph::new(&Index::new(board, &materials));
+    let alpha = solve::solve_bound(
+        Game::closed(&graph),
+        Bound::Alpha,
+        &Settings::default(),
+        &|_| true,
+    )
+    .unwrap();
+    let job = Job {
+        board,
+        materials: &materials,
+        graph: &graph,
+    };
+    let good = checkpoint::encode(job, &[&alpha.kept()]);
+    let mut flipped = good.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 0x20;
+    let damages: [(&str, &[u8]); 3] = [
+        ("a flipped bit", &flipped),
+        ("truncated", &good[..good.len() / 2]),
+        ("empty", &[]),
+    ];
+    for (what, bytes) in damages {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().to_str().unwrap();
+        let board_dir = dir.path().join("4x4");
+        std::fs::create_dir_all(&board_dir).unwrap();
+        let ck = board_dir.join("solve-KvK.ckpt");
+        std::fs::write(&ck, bytes).unwrap();
+        let resume = [&args[..], &["--out", out, "--resume"]].concat();
+        let (code, _, stderr) = bidtb(&resume);
+        assert_eq!(code, 0, "{what}: {stderr}");
+        assert!(
+            stderr.contains("solve-KvK.ckpt cannot be resumed from")
+                && stderr.contains("set aside as")
+                && stderr.contains("solving KvK from the start"),
+            "{what}: {stderr}"
+        );
+        let rejected = board_dir.join("solve-KvK.ckpt.rejected");
+        assert_eq!(
+            std::fs::read(&rejected).unwrap(),
+            bytes,
+            "{what}: kept as it was"
+        );
+        assert!(!ck.exists(), "{what}");
+        assert_eq!(
+            std::fs::read(board_dir.join("KvK.bidtb")).unwrap(),
+            made,
+            "{what}"
+        );
+        // The next run is not stopped by it either.
+        let (code, _, stderr) = bidtb(&resume);
+        assert_eq!(code, 0, "{what}: {stderr}");
+    }
+}
+
+/// A table that is there but cannot be mapped now (too little address space) is named as
+/// such and kept: it is not reported missing, nor made again over the file (issue 66,
+/// item 5: a valid table was regenerated after a transient failure).
+#[test]
+fn a_table_that_cannot_be_mapped_is_kept_not_remade() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let args = [
+        "generate",
+        "--board",
+        "3x3",
+        "--method",
+        "solve",
+        "--material",
+        "KRvKN",
+        "--out",
+        out,
+        "-q",
+    ];
+    let (code, _, stderr) = bidtb(&args);
+    assert_eq!(code, 0, "{stderr}");
+    // KRvK's table, which KRvKN reads, as a file of 1 TiB (sparse): mapping it needs more
+    // than the 4 GB of address space the run gets.
+    let table = dir.path().join("3x3/KRvK.bidtb");
+    std::fs::remove_file(&table).unwrap();
+    let f = std::fs::File::create(&table).unwrap();
+    f.set_len(1 << 40).unwrap();
+    drop(f);
+    let (code, stderr) = bidtb_under_ulimit(4_000_000, &args);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("KRvK.bidtb: cannot be opened")
+            && stderr.contains("the file is kept, not made again"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("missing table"), "{stderr}");
+    assert_eq!(std::fs::metadata(&table).unwrap().len(), 1 << 40, "remade");
 }
