@@ -16,7 +16,6 @@ macro_rules! note {
 }
 
 mod atlas;
-mod atlas4;
 mod chips;
 mod dump;
 mod generate;

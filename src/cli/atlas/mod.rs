@@ -1,6 +1,8 @@
 //! `bidtb atlas`: every board of a range solved (or its saved row reused), one row of facts
 //! each, written to DIR/atlas.json and DIR/atlas.md.
 
+mod four;
+
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -185,7 +187,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     }
     bidtb::internal::dirlock::ensure_dir(&args.out).map_err(|e| (2, e))?;
     if args.pieces == 4 {
-        return super::atlas4::run(&args, &boards);
+        return four::run(&args, &boards);
     }
     let say = |text: String| {
         if !args.quiet {

@@ -20,7 +20,7 @@ use bidtb::internal::generate::{Options, Solution, report};
 use bidtb::internal::progress::Silent;
 use std::path::Path;
 
-use super::atlas::Args;
+use super::Args;
 
 /// The solutions of a board, kept for the exits of later materials, with a row each.
 #[derive(Default)]
@@ -65,7 +65,7 @@ fn census(board: Board, args: &Args) -> Result<BoardCensus, Error> {
     let mut options = Options::solve(board);
     options.materials = Material::all_up_to(4);
     let mut store = Census::default();
-    let run = super::atlas::within(args.max_seconds, |control| {
+    let run = super::within(args.max_seconds, |control| {
         driver::run(&options, &Silent, control, &mut store)
     });
     let skipped = match run {
@@ -379,10 +379,10 @@ pub(super) fn run(args: &Args, boards: &[Board]) -> Result<(), (u8, Error)> {
         // board is made.
         let out_dir = args.out.join(board.to_string());
         std::fs::create_dir_all(&out_dir).map_err(|e| (1, Error::io(&out_dir, e)))?;
-        let _lock = super::atlas::lock_if_there(&out_dir)?;
+        let _lock = super::lock_if_there(&out_dir)?;
         let _source_lock = match tables.map(|t| t.join(board.to_string())) {
             Some(source) if !same_dir(&source, &out_dir) => {
-                DirLock::acquire_to_read(&source).map_err(|e| (super::exit_code(&e), e))?
+                DirLock::acquire_to_read(&source).map_err(|e| (crate::cli::exit_code(&e), e))?
             }
             _ => None,
         };
