@@ -342,7 +342,12 @@ pub(super) struct Args {
     /// Make every material with up to N men, kings included (3: the study's six
     /// three-piece materials; 4: also the thirty four-piece ones), each in dependency
     /// order. Four and more need --method solve.
-    #[arg(long, value_parser = clap::value_parser!(u8).range(2..=7), value_name = "N")]
+    #[arg(
+        long,
+        value_parser = clap::value_parser!(u8).range(2..=7),
+        value_name = "N",
+        conflicts_with = "material"
+    )]
     pub pieces: Option<u8>,
     /// Print the jobs of the request without running them (--method solve): one per
     /// material in dependency order, with the materials it needs, its positions and memory
