@@ -214,6 +214,24 @@ fn canonical_with(board: Board, syms: &[Symmetry], pos: &Position) -> u64 {
         .expect("the identity is a symmetry")
 }
 
+/// The numbers of positions of `material` on `board` exactly as its index counts them:
+/// (valid positions before symmetry, canonical positions), the `positions` and
+/// `canonical_positions` a run reports. Enumerates them in parallel over king pairs
+/// without keeping them (a king pair's keys at a time): for a plan, whose counts must be
+/// the run's ([`estimate_positions`] is a bound for memory estimates, not a count).
+pub fn count_positions(board: Board, material: Material) -> (u64, usize) {
+    let symmetries = symmetries(board, material);
+    let canon = Canon::new(board, material);
+    let s = board.len();
+    (0..s * s)
+        .into_par_iter()
+        .map(|kk| {
+            let (keys, raw) = king_pair_positions(board, material, &symmetries, &canon, kk);
+            (raw, keys.len())
+        })
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+}
+
 /// The index of one material on one board.
 #[derive(Debug)]
 pub struct MaterialIndex {

@@ -350,10 +350,12 @@ pub(super) struct Args {
     )]
     pub pieces: Option<u8>,
     /// Print the jobs of the request without running them (--method solve): one per
-    /// material in dependency order, with the materials it needs, its positions and memory
-    /// estimate, and the commands that run it as a job of its own in a directory of its
-    /// own (for a cluster scheduler: the needs are the job's dependencies). With --json, an
-    /// array of {material, needs, reads, positions, memory_bytes}.
+    /// material in dependency order, with the materials it needs, its positions before and
+    /// after symmetry (counted as the run counts them up to a million, estimated above) and
+    /// memory estimate, and the commands that run it as a job of its own in a directory of
+    /// its own (for a cluster scheduler: the needs are the job's dependencies). With --json,
+    /// an array of {material, needs, reads, positions, canonical_positions, counted,
+    /// memory_bytes}.
     #[arg(long)]
     pub plan: bool,
     /// Make these materials (comma-separated Syzygy-style names: KRvKN,KQQvK; a name of
@@ -407,12 +409,16 @@ fn print_plan(
     )?;
     for j in jobs {
         let mb = j.memory_bytes.div_ceil(1 << 20);
+        let about = if j.counted { "" } else { "about " };
         writeln!(
             stdout,
-            "\n# {}: needs [{}]; {} positions; memory about {mb} MiB",
+            "\n# {}: needs [{}]; {about}{} positions ({about}{} after symmetry{}); memory \
+             about {mb} MiB",
             j.material,
             j.needs.join(" "),
-            j.positions
+            j.positions,
+            j.canonical_positions,
+            if j.counted { "" } else { ", estimated" }
         )?;
         writeln!(stdout, "mkdir -p $JOB/{board}")?;
         for r in &j.reads {

@@ -58,11 +58,24 @@ pub struct Planned {
     pub needs: Vec<String>,
     /// Every material it reads, directly or through others (all must be made first).
     pub reads: Vec<String>,
-    /// Positions (the index's estimate, before symmetry beyond Syzygy's).
-    pub positions: usize,
+    /// Its positions before symmetry, as the run counts them (its summary's `positions`),
+    /// if `counted`; else estimated.
+    pub positions: u64,
+    /// Its positions after symmetry, as the run counts them (`canonical_positions`), if
+    /// `counted`; else estimated.
+    pub canonical_positions: usize,
+    /// Whether the positions were counted (materials of at most [`COUNT_UP_TO`] estimated
+    /// positions) or estimated (larger ones, whose count would take as long as a good part
+    /// of their index).
+    pub counted: bool,
     /// The memory estimate of its job, in bytes (what decides a skip).
     pub memory_bytes: u64,
 }
+
+/// The most positions (after symmetry, estimated) of a material whose positions a plan
+/// counts: a million take about half a second; the four-piece materials of 8x8 (two
+/// million each, 42 s for the 36 of them) and larger ones are estimated.
+pub const COUNT_UP_TO: usize = 1 << 20;
 
 /// The solve method's jobs for `options.materials` in dependency order, one per material,
 /// with their dependencies and estimates: what a cluster scheduler needs to run them as
@@ -71,8 +84,17 @@ pub fn plan(options: &Options) -> Vec<Planned> {
     Material::with_dependencies(&options.materials)
         .into_iter()
         .map(|m| {
-            let (positions, memory_bytes) =
+            let (_, memory_bytes) =
                 super::job_estimate(options, &[m], crate::solve::run::PAGE_ABOVE_BYTES);
+            // Counted where that is cheap: the plan's numbers are then the run's.
+            let estimate = crate::index::estimate_positions(options.board, m);
+            let counted = estimate <= COUNT_UP_TO;
+            let (positions, canonical_positions) = if counted {
+                crate::index::count_positions(options.board, m)
+            } else {
+                let syms = crate::index::symmetries(options.board, m).len() as u64;
+                (estimate as u64 * syms, estimate)
+            };
             let names = |list: Vec<Material>| list.iter().map(Material::to_string).collect();
             let mut reads = m.dependencies();
             reads.sort();
@@ -81,6 +103,8 @@ pub fn plan(options: &Options) -> Vec<Planned> {
                 needs: names(Material::next_outside(&[m])),
                 reads: names(reads),
                 positions,
+                canonical_positions,
+                counted,
                 memory_bytes,
             }
         })

@@ -1499,3 +1499,73 @@ fn a_table_that_cannot_be_mapped_is_kept_not_remade() {
     assert!(!stderr.contains("missing table"), "{stderr}");
     assert_eq!(std::fs::metadata(&table).unwrap().len(), 1 << 40, "remade");
 }
+
+/// `--plan` counts the positions of each job as the run counts them (issue 66, item 12:
+/// KvK 94 against 240, 6x6 KNvKN 176,779 against 176,805), and says which numbers are
+/// estimates (materials too large to count quickly).
+#[test]
+fn a_plan_counts_positions_as_the_run_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let args = [
+        "generate",
+        "--board",
+        "4x4",
+        "--method",
+        "solve",
+        "--material",
+        "KNvKN",
+        "--out",
+        out,
+        "--json",
+    ];
+    let (code, stdout, stderr) = bidtb(&[&args[..], &["--plan"]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    let plan: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let (code, stdout, stderr) = bidtb(&[&args[..], &["-q"]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let jobs = plan.as_array().unwrap();
+    assert_eq!(jobs.len(), summary["materials"].as_array().unwrap().len());
+    for job in jobs {
+        let m = job["material"].as_str().unwrap();
+        let class = &summary["classes"][m];
+        assert_eq!(job["counted"], true, "{m}");
+        assert_eq!(job["positions"], class["positions"], "{m}");
+        assert_eq!(
+            job["canonical_positions"], class["canonical_positions"],
+            "{m}"
+        );
+    }
+    // The text says the same; large materials are marked as estimated.
+    let (code, stdout, _) = bidtb(&[
+        "generate",
+        "--board",
+        "4x4",
+        "--method",
+        "solve",
+        "--material",
+        "KvK",
+        "--plan",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("# KvK: needs []; 240 positions (33 after symmetry)"),
+        "{stdout}"
+    );
+    let (code, stdout, _) = bidtb(&[
+        "generate",
+        "--board",
+        "8x8",
+        "--method",
+        "solve",
+        "--material",
+        "KNvKP",
+        "--plan",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("# KNvKP: needs [") && stdout.contains("after symmetry, estimated)"),
+        "{stdout}"
+    );
+}
