@@ -103,6 +103,27 @@ pub fn address_space_limit() -> Option<u64> {
     soft.parse().ok()
 }
 
+/// The address space left under `ulimit -v` (the limit less the process's `VmSize`); None
+/// without a limit (or off Linux).
+pub fn address_space_headroom() -> Option<u64> {
+    let limit = address_space_limit()?;
+    let used = status_kb("VmSize")? << 10;
+    Some(limit.saturating_sub(used))
+}
+
+/// Address space a new thread needs beyond its stack: the signal stack the standard
+/// library maps in it (whose failure aborts the process, where a failed `spawn` would not),
+/// guard pages, with room to spare.
+pub const THREAD_HEADROOM: u64 = 1 << 20;
+
+/// Whether a thread with a stack of `stack` bytes may start: always without an
+/// address-space limit; under one, only with [`THREAD_HEADROOM`] to spare beyond the stack.
+/// Under a tight `ulimit -v` the standard library aborts a new thread whose signal stack
+/// cannot be mapped; callers run the work on the current thread instead.
+pub fn thread_fits(stack: u64) -> bool {
+    address_space_headroom().is_none_or(|room| room >= stack + THREAD_HEADROOM)
+}
+
 /// Address space that is not heap: the binary and its libraries, threads' stacks (measured
 /// on a running `serve`: about 19 MB besides mimalloc's arena and glibc's lazily reserved
 /// per-thread arenas, which give way under a limit).

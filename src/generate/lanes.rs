@@ -9,6 +9,7 @@ use super::store::{Reader, Store, Written};
 use super::{Control, Method, Observer, Options, Run, Solution, Solved, solve_job};
 use crate::error::Error;
 use crate::material::Material;
+use crate::resources;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -98,10 +99,18 @@ impl Lanes<'_, '_, '_> {
             let (stop, halt, limit) = (self.control.stop, self.halt, self.limit);
             let (guarded, finished) = (&guarded, &finished);
             let watch = move || watch(stop, halt, limit, guarded, finished);
-            let watcher = std::thread::Builder::new()
-                .name("job watch".into())
-                .stack_size(64 << 10)
-                .spawn_scoped(scope, watch);
+            const WATCH_STACK: usize = 64 << 10;
+            // A thread that starts without room for its signal stack aborts the process:
+            // under a tight `ulimit -v` no thread is started at all.
+            let watcher = if resources::thread_fits(WATCH_STACK as u64) {
+                std::thread::Builder::new()
+                    .name("job watch".into())
+                    .stack_size(WATCH_STACK)
+                    .spawn_scoped(scope, watch)
+                    .map_err(|_| ())
+            } else {
+                Err(())
+            };
             if watcher.is_err() {
                 // Under a tight `ulimit -v` no thread starts: one job at a time, unwatched,
                 // stopped by the caller's flag itself.
@@ -305,25 +314,32 @@ impl Lanes<'_, '_, '_> {
             // The work goes to the job's thread, or stays here if no thread starts.
             let work = Arc::new(Mutex::new(Some(work)));
             let (sender, name, handed) = (tx.clone(), job_name, work.clone());
-            let spawned = std::thread::Builder::new()
-                .name(format!("job {name}"))
-                .stack_size(JOB_STACK)
-                .spawn_scoped(scope, move || {
-                    let named = Named {
-                        inner: obs,
-                        name: &name,
-                    };
-                    let work = handed.lock().ok().and_then(|mut w| w.take());
-                    let Some(work) = work else { return };
-                    let run = || work(&**own, &named);
-                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        match job_pool(&name, threads) {
-                            Some(pool) => pool.install(run),
-                            None => run(),
-                        }
-                    }));
-                    let _ = sender.send((k, result));
-                });
+            // No thread without room for its signal stack (see `resources::thread_fits`).
+            let spawned = if resources::thread_fits(JOB_STACK as u64) {
+                std::thread::Builder::new()
+                    .name(format!("job {name}"))
+                    .stack_size(JOB_STACK)
+                    .spawn_scoped(scope, move || {
+                        let named = Named {
+                            inner: obs,
+                            name: &name,
+                        };
+                        let work = handed.lock().ok().and_then(|mut w| w.take());
+                        let Some(work) = work else { return };
+                        let run = || work(&**own, &named);
+                        let result =
+                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+                                || match job_pool(&name, threads) {
+                                    Some(pool) => pool.install(run),
+                                    None => run(),
+                                },
+                            ));
+                        let _ = sender.send((k, result));
+                    })
+                    .map_err(|_| ())
+            } else {
+                Err(())
+            };
             if spawned.is_ok() {
                 return;
             }

@@ -256,6 +256,35 @@ fn an_address_space_limit_gives_one_line_errors() {
     assert_eq!(code, 0, "{stderr}");
 }
 
+/// Across a sweep of tight `ulimit -v` values, a run ends with one line or succeeds: never
+/// an abort. (A thread started without room for its signal stack aborts the process in
+/// the standard library: at 150 MB the job watch once did, so no thread starts without
+/// room.)
+#[test]
+fn tight_address_space_limits_never_abort() {
+    let dir = tempfile::tempdir().unwrap();
+    for kib in (120_000..=200_000).step_by(5_000) {
+        let out = dir.path().join(kib.to_string());
+        let six = [
+            "generate",
+            "--board",
+            "6x6",
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+        ];
+        let (code, stderr) = bidtb_under_ulimit(kib, &six);
+        assert!(
+            code == 0 || code == 1,
+            "ulimit -v {kib}: exit {code}: {stderr}"
+        );
+        assert!(
+            stderr.trim_end().lines().count() <= 1 && !stderr.contains("panicked"),
+            "ulimit -v {kib}: {stderr}"
+        );
+    }
+}
+
 /// `--threads` above the stated bound is refused before any thread starts.
 #[test]
 fn thread_counts_are_bounded() {
