@@ -11,7 +11,7 @@ use bidtb::Board;
 use bidtb::Error;
 use bidtb::Material;
 use bidtb::Tablebase;
-use bidtb::internal::table::UNREACHED;
+use bidtb::internal::table::{FromFile, UNREACHED};
 
 /// The arguments of `bidtb dump` (its help is the subcommand's, in `cli/mod.rs`).
 #[derive(clap::Args, Debug)]
@@ -65,16 +65,15 @@ pub(super) fn run(dir: &Path, board: Board, material: &str) -> Result<(), (u8, E
                 },
             )
         })?;
-        let alpha = t.value(i).map_err(|e| (1, e))?;
-        let beta = t.beta_if_above(i).map_err(|e| (1, e))?;
+        let known = t.known(i, &FromFile).map_err(|e| (1, e))?;
         writeln!(
             out,
             "{} {} {} {} {}",
             bidtb::fen::write(board, &pos),
-            alpha.fraction(),
-            beta.as_ref().unwrap_or(&alpha).fraction(),
-            level(t.level_white(i)),
-            level(t.level_black(i))
+            known.alpha.fraction(),
+            known.beta.fraction(),
+            level(known.level_white),
+            level(known.level_black)
         )
         .map_err(io)?;
     }

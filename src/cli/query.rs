@@ -142,10 +142,9 @@ fn move_lines(
     // Columns as wide as their longest entry (a long fraction shown in full, a long move
     // name on a large board), at least the usual widths.
     let values: Vec<String> = moves.iter().map(|m| shown(&m.value, full)).collect();
-    let width =
-        |texts: &mut dyn Iterator<Item = usize>, least: usize| texts.fold(least, usize::max);
-    let uci_width = width(&mut moves.iter().map(|m| m.uci.chars().count()), 7);
-    let value_width = width(&mut values.iter().map(|v| v.chars().count()), 24);
+    let chars = |t: &str| t.chars().count();
+    let uci_width = moves.iter().map(|m| chars(&m.uci)).fold(7, usize::max);
+    let value_width = values.iter().map(|v| chars(v)).fold(24, usize::max);
     for (m, value) in moves.iter().zip(&values) {
         let mark = if Some(key(m)) == best { "*" } else { " " };
         out += &format!(
