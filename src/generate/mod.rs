@@ -534,7 +534,15 @@ pub fn solve_job(
     let index = timed(obs, "index", &mut timings.index, || {
         Index::new(board, materials)
     });
-    let graph = timed(obs, "graph", &mut timings.graph, || Graph::new(&index));
+    let graph = timed(obs, "graph", &mut timings.graph, || {
+        Graph::unless(&index, &|| control.stopping())
+    });
+    let Some(graph) = graph else {
+        return Ok(Run::Interrupted {
+            n: 0,
+            checkpoint: None,
+        });
+    };
     let terminals = timed(obs, "boundary", &mut timings.boundary, || {
         crate::boundary::terminals(&graph, solved, &|| control.stopping())
     });
