@@ -27,7 +27,7 @@ pub struct ClassRow {
     /// Positions (after symmetry) where the bid is negative: max_w s(P_w) < min_b s(P_b),
     /// each side would rather the other moved.
     pub zugzwangs: usize,
-    /// Digits of the class's largest denominator.
+    /// Digits of the class's largest denominator, of α's and β's (where they differ).
     pub max_denominator_digits: usize,
 }
 
@@ -42,12 +42,13 @@ pub struct Row {
     pub positions: u64,
     /// Distinct values over all classes.
     pub distinct_values: usize,
-    /// Digits of the largest denominator.
+    /// Digits of α's largest denominator (the classes' rows count β's too: where α < β
+    /// somewhere, β's may be longer).
     pub max_denominator_digits: usize,
-    /// The largest denominator, factored by trial division up to 10⁵ (the last factor may
+    /// α's largest denominator, factored by trial division up to 10⁵ (the last factor may
     /// be a composite cofactor, written `C<digits>`).
     pub max_denominator_factors: String,
-    /// A position holding the largest denominator (FEN placement) and its class.
+    /// A position holding α's largest denominator (FEN placement) and its class.
     pub max_denominator_position: String,
     /// Quiescent positions (min_b s(P_b) = max_w s(P_w)), after symmetry.
     pub quiescent: usize,

@@ -149,14 +149,92 @@ fn the_plots_have_one_mark_per_board() {
 /// `bidtb atlas --pieces 4` on 3x4 and 4x4 into `out` (from the tables in `tables` if
 /// given), which must succeed: the `atlas4.json` it writes.
 fn atlas4(out: &Path, tables: Option<&Path>) -> serde_json::Value {
-    let mut args = vec!["atlas", "--pieces", "4", "--boards", "3x4,4x4", "-q"];
+    atlas_of(4, "3x4,4x4", out, tables)
+}
+
+/// `bidtb atlas --pieces MEN --boards BOARDS` into `out`, which must succeed: the
+/// `atlasMEN.json` it writes.
+fn atlas_of(men: u8, boards: &str, out: &Path, tables: Option<&Path>) -> serde_json::Value {
+    let men = men.to_string();
+    let mut args = vec!["atlas", "--pieces", &men, "--boards", boards, "-q"];
     args.extend(["--out", out.to_str().unwrap()]);
     if let Some(t) = tables {
         args.extend(["--from-tables", t.to_str().unwrap()]);
     }
     let (code, _, err) = bidtb(&args);
     assert_eq!(code, 0, "{err}");
-    serde_json::from_str(&std::fs::read_to_string(out.join("atlas4.json")).unwrap()).unwrap()
+    let json = out.join(format!("atlas{men}.json"));
+    serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap()
+}
+
+/// The five-man atlas on 3x3: a row for each of the 146 materials up to five men, whose
+/// counts are those of `bidtb generate --pieces 5` (α < β, zugzwangs, quiescent, the
+/// largest denominators), the same rows again from those tables (`--from-tables`), and the
+/// findings and picture over the five-man materials.
+#[test]
+fn the_five_man_atlas_counts_what_generate_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, tables) = (dir.path().join("atlas"), dir.path().join("tables"));
+    let atlas = atlas_of(5, "3x3", &out, None);
+    let rows = atlas["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 146);
+    assert_eq!(atlas["pieces"], 5);
+    let (code, _, err) = bidtb(&[
+        "generate",
+        "--board",
+        "3x3",
+        "--pieces",
+        "5",
+        "--method",
+        "solve",
+        "--out",
+        tables.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let summary: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(tables.join("3x3").join("summary.json")).unwrap(),
+    )
+    .unwrap();
+    let mut five = 0;
+    for r in rows {
+        let (m, class) = r["classes"].as_object().unwrap().iter().next().unwrap();
+        let c = &summary["classes"][m];
+        for field in ["alpha_below_beta", "quiescent", "zugzwangs", "canonical_positions"] {
+            assert_eq!(r[field], c[field], "3x3 {m} {field}");
+        }
+        assert_eq!(class["max_denominator_digits"], c["max_denominator_digits"], "{m}");
+        five += (m.chars().filter(char::is_ascii_uppercase).count() == 5) as usize;
+    }
+    assert_eq!(five, 110);
+    let again = atlas_of(5, "3x3", &dir.path().join("again"), Some(&tables));
+    let without_cost = |rows: &serde_json::Value| -> Vec<serde_json::Value> {
+        let mut rows = rows.as_array().unwrap().clone();
+        for r in &mut rows {
+            let r = r.as_object_mut().unwrap();
+            r.remove("seconds");
+            r.remove("peak_mib");
+        }
+        rows
+    };
+    assert_eq!(without_cost(&again["rows"]), without_cost(&atlas["rows"]));
+    let md = std::fs::read_to_string(out.join("atlas5.md")).unwrap();
+    assert!(md.starts_with("# The five-man atlas"), "{md}");
+    let line = md
+        .lines()
+        .find(|l| l.starts_with("- Five-man materials with α < β somewhere: "))
+        .unwrap_or_else(|| panic!("{md}"));
+    let split = rows
+        .iter()
+        .filter(|r| {
+            let m = r["classes"].as_object().unwrap().keys().next().unwrap();
+            m.chars().filter(char::is_ascii_uppercase).count() == 5
+                && r["alpha_below_beta"].as_u64().unwrap() > 0
+        })
+        .count();
+    assert!(line.contains(&format!("{split} of 110")), "{line}");
+    let svg = std::fs::read_to_string(out.join("atlas5-census.svg")).unwrap();
+    assert!(svg.contains(">KRPvKR<") && !svg.contains(">KRvKN<"), "five-man rows only");
 }
 
 #[test]
@@ -270,7 +348,7 @@ fn the_four_piece_atlas_counts_what_generate_counts() {
         line("- 4x4:").ends_with("not made: KQvKR (see below)"),
         "{md}"
     );
-    let never = line("- Four-piece materials with α = β");
+    let never = line("- Four-man materials with α = β");
     assert!(
         never.contains("KQvKQ") && !never.contains("KQvKR"),
         "{never}"

@@ -1,5 +1,6 @@
-//! `bidtb atlas --pieces 4`: the four-piece census, one row per board and material (every
-//! material up to four men, solved one at a time in dependency order with the solve method):
+//! `bidtb atlas --pieces 4` and `--pieces 5`: the census of four or five men, one row per
+//! board and material (every material up to N men, solved one at a time in dependency order
+//! with the solve method):
 //! positions, distinct values, the largest denominator and a position holding it,
 //! quiescent positions, zugzwangs, α < β, the closures' depths, time and peak memory. The
 //! positions with α < β and the quiescent ones are listed per board.
@@ -63,7 +64,7 @@ type BoardCensus = (Result<Vec<Row>, String>, Vec<driver::Skipped>);
 
 fn census(board: Board, args: &Args) -> Result<BoardCensus, Error> {
     let mut options = Options::solve(board);
-    options.materials = Material::all_up_to(4);
+    options.materials = Material::all_up_to(args.pieces.into());
     let mut store = Census::default();
     let run = super::within(args.max_seconds, |control| {
         driver::run(&options, &Silent, control, &mut store)
@@ -90,7 +91,7 @@ fn from_tables(board: Board, tables: &Path, args: &Args) -> Result<BoardCensus, 
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
     let (mut alpha_below_beta, mut quiescent) = (String::new(), String::new());
-    for m in Material::all_up_to(4) {
+    for m in Material::all_up_to(args.pieces.into()) {
         let record = source.join(format!("{m}.json"));
         let table = source.join(bidtb::internal::table::file_name(m));
         // Reasons name the files relative to the tables' directory: they go into the
@@ -161,7 +162,7 @@ fn write_lists(
     Ok(())
 }
 
-/// The material of a four-piece row (its one class).
+/// The material of a row (its one class).
 fn material(r: &Row) -> &str {
     r.classes.keys().next().map_or("?", String::as_str)
 }
@@ -189,7 +190,7 @@ fn not_made(skipped: &[(String, String)]) -> BTreeMap<&str, Vec<&str>> {
 /// What the rows show, in sentences: per board the positions with α < β and the materials
 /// holding them (and those not made), the materials that never have any where they were
 /// made, the largest denominator.
-fn findings(rows: &[Row], skipped: &[(String, String)]) -> String {
+fn findings(men: u8, rows: &[Row], skipped: &[(String, String)]) -> String {
     let missing = not_made(skipped);
     let mut boards: Vec<&str> = Vec::new();
     let mut by_material: BTreeMap<&str, usize> = BTreeMap::new();
@@ -225,17 +226,29 @@ fn findings(rows: &[Row], skipped: &[(String, String)]) -> String {
     let skipped_somewhere = |m: &str| missing.values().any(|ms| ms.contains(&m));
     let never: Vec<&str> = by_material
         .iter()
-        .filter(|(m, n)| **n == 0 && m.len() > 4 && !skipped_somewhere(m))
+        .filter(|(m, n)| **n == 0 && men_of(m) == men && !skipped_somewhere(m))
         .map(|(m, _)| *m)
         .collect();
     out += &format!(
-        "- Four-piece materials with α = β at every position of every board here (a material \
+        "- {}-man materials with α = β at every position of every board here (a material \
          not made on some board is not counted): {}.\n",
-        if never.is_empty() {
-            "none".to_string()
-        } else {
-            never.join(", ")
-        }
+        word(men),
+        list_or_none(&never)
+    );
+    // What the N-th man adds: materials of N men with α < β somewhere, and those with a
+    // queen among them.
+    let split: Vec<&str> = by_material
+        .iter()
+        .filter(|(m, n)| **n > 0 && men_of(m) == men)
+        .map(|(m, _)| *m)
+        .collect();
+    let queens: Vec<&str> = split.iter().copied().filter(|m| m.contains('Q')).collect();
+    out += &format!(
+        "- {}-man materials with α < β somewhere: {} of {}; with a queen: {}.\n",
+        word(men),
+        split.len(),
+        by_material.keys().filter(|m| men_of(m) == men).count(),
+        list_or_none(&queens)
     );
     if let Some(r) = rows.iter().max_by_key(|r| digits(r)) {
         out += &format!(
@@ -249,15 +262,39 @@ fn findings(rows: &[Row], skipped: &[(String, String)]) -> String {
     out + "\n"
 }
 
-fn markdown(rows: &[Row], skipped: &[(String, String)]) -> String {
+/// The men of a material's name (`KRvKN`: 4).
+fn men_of(material: &str) -> u8 {
+    material.chars().filter(|c| c.is_ascii_uppercase()).count() as u8
+}
+
+/// `4` as `Four`, `5` as `Five`.
+fn word(men: u8) -> &'static str {
+    match men {
+        3 => "Three",
+        4 => "Four",
+        5 => "Five",
+        _ => "N",
+    }
+}
+
+fn list_or_none(items: &[&str]) -> String {
+    if items.is_empty() {
+        "none".to_string()
+    } else {
+        items.join(", ")
+    }
+}
+
+fn markdown(men: u8, rows: &[Row], skipped: &[(String, String)]) -> String {
     let mut out = format!(
-        "# The four-piece atlas\n\nWritten by `bidtb atlas --pieces 4`: every material up to four men on each \
+        "# The {}-man atlas\n\nWritten by `bidtb atlas --pieces {men}`: every material up to {men} men on each \
          board, solved and proved one at a time (--method solve). The rows of boards too large to \
          solve in one process with every material in memory are made with `--from-tables DIR` \
          from tables generated beforehand (`bidtb generate`, one job per material): their \
          seconds and peak memory are each material's own job's, and a material without a \
          certified table there is listed as skipped.\n\n{}## By board and material\n\n",
-        findings(rows, skipped)
+        word(men).to_lowercase(),
+        findings(men, rows, skipped)
     );
     out += &String::from(
         "| board | material | positions (canonical / all) | distinct values | largest denominator (α and β) | α's largest held by | quiescent (≠ 1/2) | zugzwangs | α < β | T max | T′ max | seconds | peak MiB |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
@@ -290,7 +327,7 @@ fn markdown(rows: &[Row], skipped: &[(String, String)]) -> String {
 
 /// The census as a picture: per material (rows) and board (columns), the positions with
 /// α < β, shaded by their share of the material's positions.
-fn picture(rows: &[Row]) -> String {
+fn picture(men: u8, rows: &[Row]) -> String {
     let mut boards: Vec<String> = Vec::new();
     let mut grid: BTreeMap<String, BTreeMap<String, (usize, usize)>> = BTreeMap::new();
     for r in rows {
@@ -303,7 +340,7 @@ fn picture(rows: &[Row]) -> String {
     }
     let materials: Vec<&String> = grid
         .iter()
-        .filter(|(m, _)| m.len() > 4) // four men: KXYvK, KXvKY
+        .filter(|(m, _)| men_of(m) == men)
         .map(|(m, _)| m)
         .collect();
     let (cell_w, cell_h, left, top) = (70.0, 18.0, 70.0, 40.0);
@@ -311,7 +348,8 @@ fn picture(rows: &[Row]) -> String {
     let height = top + cell_h * materials.len() as f64 + 30.0;
     let mut svg = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"11\">\n\
-         <text x=\"{left}\" y=\"16\" font-size=\"13\">Positions with α &lt; β, by four-piece material and board (shade: share of the material)</text>\n"
+         <text x=\"{left}\" y=\"16\" font-size=\"13\">Positions with α &lt; β, by {}-man material and board (shade: share of the material)</text>\n",
+        word(men).to_lowercase()
     );
     for (j, b) in boards.iter().enumerate() {
         let x = left + cell_w * j as f64 + cell_w / 2.0;
@@ -359,6 +397,7 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 }
 
 pub(super) fn run(args: &Args, boards: &[Board]) -> Result<(), (u8, Error)> {
+    let men = args.pieces;
     let say = |text: String| {
         if !args.quiet {
             note!("{text}");
@@ -367,7 +406,10 @@ pub(super) fn run(args: &Args, boards: &[Board]) -> Result<(), (u8, Error)> {
     let mut rows: Vec<Row> = Vec::new();
     let mut skipped: Vec<(String, String)> = Vec::new();
     for &board in boards {
-        let saved = args.out.join(board.to_string()).join("atlas4-rows.json");
+        let saved = args
+            .out
+            .join(board.to_string())
+            .join(format!("atlas{men}-rows.json"));
         // A board whose tables are given is made afresh from them (they may have grown
         // since); the others' saved rows are reused.
         let tables = args
@@ -422,19 +464,19 @@ pub(super) fn run(args: &Args, boards: &[Board]) -> Result<(), (u8, Error)> {
             }
         }
     }
-    let json = serde_json::json!({ "pieces": 4, "rows": rows, "skipped": skipped });
+    let json = serde_json::json!({ "pieces": men, "rows": rows, "skipped": skipped });
     let text = serde_json::to_string_pretty(&json).expect("serialises");
     let files = [
-        ("atlas4.json", text),
-        ("atlas4.md", markdown(&rows, &skipped)),
-        ("atlas4-census.svg", picture(&rows)),
+        (format!("atlas{men}.json"), text),
+        (format!("atlas{men}.md"), markdown(men, &rows, &skipped)),
+        (format!("atlas{men}-census.svg"), picture(men, &rows)),
     ];
     for (name, body) in &files {
         atomic::write_output(&args.out.join(name), body.as_bytes()).map_err(|e| (1, e))?;
     }
     say(format!(
-        "wrote {}, atlas4.md and atlas4-census.svg ({} rows, {} skipped)",
-        args.out.join("atlas4.json").display(),
+        "wrote {}, atlas{men}.md and atlas{men}-census.svg ({} rows, {} skipped)",
+        args.out.join(format!("atlas{men}.json")).display(),
         rows.len(),
         skipped.len()
     ));

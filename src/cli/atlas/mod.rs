@@ -1,7 +1,7 @@
 //! `bidtb atlas`: every board of a range solved (or its saved row reused), one row of facts
 //! each, written to DIR/atlas.json and DIR/atlas.md.
 
-mod four;
+mod men;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,14 +30,14 @@ pub(super) struct Args {
     /// No progress lines on stderr.
     #[arg(long, short)]
     pub quiet: bool,
-    /// The men per position: 3 (the study's six materials, jointly: one row per board) or
-    /// 4 (every material up to four men, one at a time: one row per board and material,
-    /// written to DIR/atlas4.json, DIR/atlas4.md and DIR/atlas4-census.svg, the positions
+    /// The men per position: 3 (the study's six materials, jointly: one row per board), 4
+    /// or 5 (every material up to N men, one at a time: one row per board and material,
+    /// written to DIR/atlasN.json, DIR/atlasN.md and DIR/atlasN-census.svg, the positions
     /// with α < β and the quiescent ones to DIR/FxR/alpha-below-beta.txt and
     /// DIR/FxR/quiescent.txt).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(3..=4))]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(3..=5))]
     pub pieces: u8,
-    /// With --pieces 4: make the rows of each board that has a directory DIR/FxR from the
+    /// With --pieces 4 or 5: make the rows of each board that has a directory DIR/FxR from the
     /// tables already generated there (DIR/FxR/M.bidtb and the record DIR/FxR/M.json that
     /// `generate` writes beside each) instead of solving, for boards too large to solve in
     /// one process with every material in memory (8x8); the other boards are solved (or
@@ -163,10 +163,12 @@ pub(super) fn lock_if_there(
 
 pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let boards = atlas::parse_boards(&args.boards).map_err(|e| (2, e))?;
-    if args.from_tables.is_some() && args.pieces != 4 {
+    if args.from_tables.is_some() && args.pieces < 4 {
         return Err((
             2,
-            Error::Usage("--from-tables makes the four-piece atlas: give --pieces 4".into()),
+            Error::Usage(
+                "--from-tables makes the four- or five-man atlas: give --pieces 4 or 5".into(),
+            ),
         ));
     }
     if let Some(tables) = &args.from_tables
@@ -186,8 +188,8 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         ));
     }
     bidtb::internal::dirlock::ensure_dir(&args.out).map_err(|e| (2, e))?;
-    if args.pieces == 4 {
-        return four::run(&args, &boards);
+    if args.pieces >= 4 {
+        return men::run(&args, &boards);
     }
     let say = |text: String| {
         if !args.quiet {
