@@ -207,6 +207,23 @@ pub fn check(needed: u64, what: &str) -> Result<(), Error> {
     }
 }
 
+/// The bytes free to an unprivileged writer on the filesystem of `dir` (`statvfs`'s
+/// available blocks), None where that cannot be told.
+pub fn free_disk_bytes(dir: &std::path::Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::zeroed();
+    // SAFETY: `path` is a NUL-terminated string and `stat` room for one `statvfs`, which
+    // the call fills when it returns 0.
+    let stat = unsafe {
+        if libc::statvfs(path.as_ptr(), stat.as_mut_ptr()) != 0 {
+            return None;
+        }
+        stat.assume_init()
+    };
+    Some(stat.f_bavail as u64 * stat.f_frsize as u64)
+}
+
 /// The process's anonymous resident memory now (Linux `RssAnon`: the heap, without the
 /// pages of memory-mapped tables, which the kernel can drop), in bytes.
 pub fn anonymous_bytes() -> Option<u64> {

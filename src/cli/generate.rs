@@ -351,11 +351,12 @@ pub(super) struct Args {
     pub pieces: Option<u8>,
     /// Print the jobs of the request without running them (--method solve): one per
     /// material in dependency order, with the materials it needs, its positions before and
-    /// after symmetry (counted as the run counts them up to a million, estimated above) and
-    /// memory estimate, and the commands that run it as a job of its own in a directory of
-    /// its own (for a cluster scheduler: the needs are the job's dependencies). With --json,
-    /// an array of {material, needs, reads, positions, canonical_positions, counted,
-    /// memory_bytes}.
+    /// after symmetry (counted as the run counts them up to a million, estimated above),
+    /// memory estimate and table size estimate, and the commands that run it as a job of
+    /// its own in a directory of its own (for a cluster scheduler: the needs are the job's
+    /// dependencies). With --json, an array of {material, needs, reads, positions,
+    /// canonical_positions, counted, memory_bytes, disk_bytes}. A run skips a material
+    /// whose table cannot fit on the disk even without its values' digits.
     #[arg(long)]
     pub plan: bool,
     /// Make these materials (comma-separated Syzygy-style names: KRvKN,KQQvK; a name of
@@ -407,13 +408,23 @@ fn print_plan(
          tables;\n# JOB is a fresh directory per job (two runs never share a directory).",
         jobs.len()
     )?;
+    let gb = |bytes: u64| format!("{:.1} GB", bytes as f64 / 1e9);
+    let free = bidtb::internal::resources::free_disk_bytes(out)
+        .map_or(String::new(), |f| format!(" ({} free there now)", gb(f)));
+    writeln!(
+        stdout,
+        "# The tables take about {} by estimate{free}; the largest job about {} of memory.",
+        gb(jobs.iter().map(|j| j.disk_bytes).sum()),
+        gb(jobs.iter().map(|j| j.memory_bytes).max().unwrap_or(0)),
+    )?;
     for j in jobs {
         let mb = j.memory_bytes.div_ceil(1 << 20);
+        let disk = j.disk_bytes.div_ceil(1 << 20);
         let about = if j.counted { "" } else { "about " };
         writeln!(
             stdout,
             "\n# {}: needs [{}]; {about}{} positions ({about}{} after symmetry{}); memory \
-             about {mb} MiB",
+             about {mb} MiB; table about {disk} MiB",
             j.material,
             j.needs.join(" "),
             j.positions,

@@ -70,6 +70,9 @@ pub struct Planned {
     pub counted: bool,
     /// The memory estimate of its job, in bytes (what decides a skip).
     pub memory_bytes: u64,
+    /// Its table's size on disk by estimate, in bytes
+    /// ([`crate::solve::memory::estimate_table_bytes`]; an upper estimate for five men).
+    pub disk_bytes: u64,
 }
 
 /// The most positions (after symmetry, estimated) of a material whose positions a plan
@@ -106,6 +109,11 @@ pub fn plan(options: &Options) -> Vec<Planned> {
                 canonical_positions,
                 counted,
                 memory_bytes,
+                disk_bytes: crate::solve::memory::estimate_table_bytes(
+                    options.board,
+                    m,
+                    canonical_positions,
+                ),
             }
         })
         .collect()

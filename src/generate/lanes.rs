@@ -181,11 +181,15 @@ impl Lanes<'_, '_, '_> {
                     &job.materials,
                     &self.skipped,
                     self.options.solve_settings().page_above,
-                ) {
+                )
+                .or_else(|| no_room(self.options, &job.materials, self.store.free_disk()))
+                {
                     self.skip(&job, reason);
                     continue;
                 }
-            } else if let Some(reason) = needs_skipped(&job.materials, &self.skipped) {
+            } else if let Some(reason) = needs_skipped(&job.materials, &self.skipped)
+                .or_else(|| no_room(self.options, &job.materials, self.store.free_disk()))
+            {
                 self.skip(&job, reason);
                 continue;
             }
@@ -606,6 +610,27 @@ fn cannot_start(
     })
 }
 
+/// Why a job cannot start for lack of disk, if it cannot: `free` bytes are fewer than its
+/// tables need at least ([`crate::table::fixed_bytes`] of its positions, before any value's
+/// digits). A run skips it (as on memory) instead of failing at its end after hours.
+fn no_room(options: &Options, materials: &[Material], free: Option<u64>) -> Option<String> {
+    let free = free?;
+    let least: u64 = materials
+        .iter()
+        .map(|&m| {
+            let positions = crate::index::estimate_positions(options.board, m) as u64;
+            crate::table::fixed_bytes(positions, false)
+        })
+        .sum();
+    (least > free).then(|| {
+        format!(
+            "its table needs at least {} MB on disk, and {} MB are free there",
+            least.div_ceil(1 << 20),
+            free >> 20
+        )
+    })
+}
+
 /// Why a job cannot start because a material it leads to was skipped, if one was.
 fn needs_skipped(materials: &[Material], skipped: &[Skipped]) -> Option<String> {
     let needed = Material::next_outside(materials);
@@ -671,5 +696,27 @@ fn checkpoints(
     match method {
         Method::Iterate => crate::iterate::checkpoint::list(dir),
         Method::Solve => crate::solve::checkpoint::candidates(dir, materials),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::Board;
+
+    /// A job is refused when the disk cannot hold its table's keys, ranks and levels, and
+    /// started where it can, or where the free space cannot be told.
+    #[test]
+    fn a_job_without_room_for_its_table_is_refused() {
+        let options = Options::solve(Board::new(4, 4).unwrap());
+        let job = ["KRvKN".parse::<Material>().unwrap()];
+        let least = crate::table::fixed_bytes(
+            crate::index::estimate_positions(options.board, job[0]) as u64,
+            false,
+        );
+        let why = no_room(&options, &job, Some(least - 1)).unwrap();
+        assert!(why.contains("MB on disk"), "{why}");
+        assert_eq!(no_room(&options, &job, Some(least)), None);
+        assert_eq!(no_room(&options, &job, None), None);
     }
 }

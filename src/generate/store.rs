@@ -22,6 +22,11 @@ pub trait Store: Send {
     }
     /// What a job reads the materials `needed` (opened by [`Store::prepare`]) through.
     fn reader(&self, needed: &[Material]) -> Reader<'_>;
+    /// The bytes free where the store writes its tables, if it writes any and that can be
+    /// told: a job whose table cannot fit there is skipped before it starts.
+    fn free_disk(&self) -> Option<u64> {
+        None
+    }
     /// Whether [`Store::reader`] gives readers of their own ([`Reader::Own`]), so that
     /// jobs may run side by side; the store's own jobs run one at a time otherwise.
     fn reads_apart(&self) -> bool {

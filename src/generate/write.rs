@@ -341,6 +341,9 @@ fn cannot_open(path: &str, source: &std::io::Error) -> Error {
 }
 
 impl Store for TableStore {
+    fn free_disk(&self) -> Option<u64> {
+        crate::resources::free_disk_bytes(&self.dir)
+    }
     fn has(&self, m: Material) -> Result<bool, Error> {
         // A table found on disk is kept only if every checksum holds (opening a table
         // checks only the sections a query reads first). One that is absent, or present

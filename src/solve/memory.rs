@@ -275,6 +275,30 @@ pub fn estimate_paged_solve_bytes(
     ((graph + large) * 1.15) as u64
 }
 
+/// The share of a table's positions whose values its dictionary holds at the size of the
+/// largest ([`expected_value_bits`]): most positions share a value, and most values are
+/// far shorter than the largest. Fitted on the whole 8x8 four-man run (51.0 GB of tables,
+/// estimated at 51.2); single materials lie on both sides of it (5x5 KNvKN 0.49, 8x8
+/// KNvKP 0.28, most others below 0.1), and the five-man value law is a guess: 5x5 five men
+/// are estimated at 6.4 GB for 3.1 GB made.
+const DICTIONARY_SHARE: f64 = 0.1;
+
+/// The bytes of `material`'s table on `board` with `positions` positions (after symmetry),
+/// by estimate: its fixed part ([`crate::table::fixed_bytes`], β's ranks counted unless
+/// the material never had α < β where measured) and a dictionary of
+/// [`DICTIONARY_SHARE`] of its positions at the expected size of the largest value,
+/// numerator and denominator, with the entry's offsets. For five men the value law is a guess, several times over
+/// for materials whose values stay small (6x6 KQRvKQ: 20 bytes a position, planned at
+/// about 400).
+pub fn estimate_table_bytes(board: Board, material: Material, positions: usize) -> u64 {
+    let beta = measured_7x7(material).is_none_or(|(_, split)| split > 0.0);
+    // An entry: its offset (8 bytes) and its numerator's, the digits of numerator and
+    // denominator.
+    let entry = 16.0 + expected_value_bits(board.len(), material) / 4.0;
+    let values = positions as f64 * DICTIONARY_SHARE * entry;
+    crate::table::fixed_bytes(positions as u64, beta) + values as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

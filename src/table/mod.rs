@@ -64,4 +64,4 @@ pub use header::{EXTENSION, HEADER_LEN, MAGIC, READABLE, TableInfo, VERSION, fil
 pub use read::{REDUCED_BITS, ReadOnce, Table};
 pub use stored::{Decode, FromFile};
 pub use upgrade::{Upgraded, upgrade};
-pub use write::{Contents, encode, encode_to, write};
+pub use write::{Contents, encode, encode_to, fixed_bytes, write};

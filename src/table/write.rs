@@ -55,6 +55,15 @@ pub struct Contents<'a> {
 pub(super) const ENCODE_BATCH: usize = 4096;
 
 /// The file image of a table (version 4), in memory: [`encode_to`] into a vector.
+/// The bytes of a table of `positions` positions apart from its values' digits (its
+/// dictionary and denominators): the header, each position's key, α's rank and both
+/// levels, and β's rank where `beta` (α < β somewhere). What a table needs on disk at
+/// least, known before its values are.
+pub fn fixed_bytes(positions: u64, beta: bool) -> u64 {
+    let per_position = 8 + 4 + 4 + 4 + if beta { 4 } else { 0 };
+    super::HEADER_LEN as u64 + positions * per_position
+}
+
 pub fn encode(c: &Contents<'_>) -> Vec<u8> {
     let mut out = std::io::Cursor::new(Vec::new());
     encode_to(c, &mut out).expect("writing to memory cannot fail");

@@ -200,10 +200,18 @@ fn the_five_man_atlas_counts_what_generate_counts() {
     for r in rows {
         let (m, class) = r["classes"].as_object().unwrap().iter().next().unwrap();
         let c = &summary["classes"][m];
-        for field in ["alpha_below_beta", "quiescent", "zugzwangs", "canonical_positions"] {
+        for field in [
+            "alpha_below_beta",
+            "quiescent",
+            "zugzwangs",
+            "canonical_positions",
+        ] {
             assert_eq!(r[field], c[field], "3x3 {m} {field}");
         }
-        assert_eq!(class["max_denominator_digits"], c["max_denominator_digits"], "{m}");
+        assert_eq!(
+            class["max_denominator_digits"], c["max_denominator_digits"],
+            "{m}"
+        );
         five += (m.chars().filter(char::is_ascii_uppercase).count() == 5) as usize;
     }
     assert_eq!(five, 110);
@@ -234,7 +242,10 @@ fn the_five_man_atlas_counts_what_generate_counts() {
         .count();
     assert!(line.contains(&format!("{split} of 110")), "{line}");
     let svg = std::fs::read_to_string(out.join("atlas5-census.svg")).unwrap();
-    assert!(svg.contains(">KRPvKR<") && !svg.contains(">KRvKN<"), "five-man rows only");
+    assert!(
+        svg.contains(">KRPvKR<") && !svg.contains(">KRvKN<"),
+        "five-man rows only"
+    );
 }
 
 #[test]

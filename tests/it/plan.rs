@@ -66,6 +66,7 @@ fn jobs_of_a_plan_make_the_tables_of_a_run() {
     assert!(text.contains(
         "bidtb generate --board 4x4 --method solve --material KRvKN --out $JOB --resume -q"
     ));
+    assert!(text.contains("# The tables take about "), "{text}");
     // Each job in a directory of its own.
     std::fs::create_dir_all(shared.join("4x4")).unwrap();
     for (k, j) in jobs.iter().enumerate() {
@@ -104,12 +105,26 @@ fn jobs_of_a_plan_make_the_tables_of_a_run() {
     }
     let (code, _, err) = run(&base, &whole);
     assert_eq!(code, 0, "{err}");
-    for m in names {
+    let (mut sizes, mut planned_in_all) = (0, 0);
+    for (m, j) in names.into_iter().zip(jobs) {
         let name = format!("{m}.bidtb");
         let a = std::fs::read(whole.join("4x4").join(&name)).unwrap();
         let b = std::fs::read(shared.join("4x4").join(&name)).unwrap();
         assert!(a == b, "{name} differs");
+        // The table's size estimate: within half and 20 times of each table, and the
+        // tables' sum covered.
+        let (size, planned) = (a.len() as u64, j["disk_bytes"].as_u64().unwrap());
+        assert!(
+            (size / 2..20 * size).contains(&planned),
+            "{m}: {size} bytes, planned {planned}"
+        );
+        sizes += size;
+        planned_in_all += planned;
     }
+    assert!(
+        (sizes..3 * sizes).contains(&planned_in_all),
+        "{sizes} bytes, planned {planned_in_all}"
+    );
     let (code, _, err) = common::bidtb(&["verify", "--tables", shared.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
 }
