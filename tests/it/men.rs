@@ -316,3 +316,123 @@ fn five_men_transposed_boards() {
     assert!(mirrored > 0, "{mirrored}");
     assert!(transposed > 1_000_000, "{transposed}");
 }
+
+/// Every reader answers a five-man position (issue 63): on 3x4 tables of KRBvKN (and what
+/// it leads to), `bidtb query` (text and JSON, the stored material and its colour mirror),
+/// `bidtb map`, `bidtb dump` (every stored position, checked against the library's
+/// look-up), `bidtb verify` and the server's `/api/query` and `/api/map` (the same JSON as
+/// the command line).
+#[test]
+fn five_men_through_every_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let (code, _, stderr) = common::bidtb(&[
+        "generate",
+        "--board",
+        "3x4",
+        "--method",
+        "solve",
+        "--material",
+        "KRBvKN",
+        "--out",
+        out,
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let tb = Tablebase::open(Path::new(out)).unwrap();
+    let board: Board = "3x4".parse().unwrap();
+    // White: king a4, rook b4, bishop c4; Black: king a1, knight b1. Its colour mirror
+    // (a KNvKRB position) is answered through the same table.
+    let (fen_w, fen_b) = ("KRB/3/3/kn1", "KN1/3/3/krb");
+    let (pw, pb) = (tb.probe_fen(fen_w).unwrap(), tb.probe_fen(fen_b).unwrap());
+    assert_eq!(pw.value.complement(), pb.value);
+    assert!(!pw.white.is_empty() && !pw.black.is_empty());
+
+    // query, text and JSON.
+    for (fen, probe, class) in [(fen_w, &pw, "KRBvKN"), (fen_b, &pb, "KNvKRB")] {
+        let (code, stdout, stderr) = common::bidtb(&["query", "--tables", out, fen]);
+        assert_eq!(code, 0, "{fen}: {stderr}");
+        assert!(stdout.contains(class), "{stdout}");
+        assert!(
+            stdout.contains(&format!("value      {}", probe.value)),
+            "{stdout}"
+        );
+        let (code, stdout, stderr) = common::bidtb(&["query", "--tables", out, "--json", fen]);
+        assert_eq!(code, 0, "{fen}: {stderr}");
+        assert_eq!(stdout.trim_end(), probe.to_json().to_string(), "{fen}");
+    }
+
+    // map: the black king's own square holds the position's value.
+    let (code, stdout, stderr) = common::bidtb(&["map", "--tables", out, "--json", fen_w]);
+    assert_eq!(code, 0, "{stderr}");
+    let map: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(map["class"], "KRBvKN");
+    assert_eq!(map["rows"][3][0], pw.value.to_string());
+    let free = map["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r.as_array().unwrap())
+        .filter(|v| v.is_string())
+        .count();
+    assert_eq!(free, 12 - 4, "every square but the other men's: {stdout}");
+
+    // dump: every stored position, each as the library reads it.
+    let (code, stdout, stderr) =
+        common::bidtb(&["dump", "--tables", out, "--board", "3x4", "KRBvKN"]);
+    assert_eq!(code, 0, "{stderr}");
+    let mut lines = stdout.lines();
+    assert_eq!(lines.next(), Some("# fen alpha beta T-level T'-level"));
+    let mut count = 0;
+    for line in lines {
+        let fields: Vec<&str> = line.split(' ').collect();
+        assert_eq!(fields.len(), 5, "{line}");
+        let parsed = fen::parse(fields[0]).unwrap();
+        assert_eq!(parsed.board, board);
+        assert_eq!(parsed.position.material().to_string(), "KRBvKN", "{line}");
+        let e = tb.entry(board, &parsed.position).unwrap();
+        let beta = e.beta.clone().unwrap_or_else(|| e.value.clone());
+        assert_eq!(
+            (fields[1], fields[2]),
+            (&*e.value.to_string(), &*beta.to_string()),
+            "{line}"
+        );
+        count += 1;
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("3x4/KRBvKN.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        count,
+        json["report"]["canonical_positions"].as_u64().unwrap()
+    );
+
+    // verify: the five-man table alone, then the whole board.
+    for args in [&["--material", "KRBvKN"][..], &[]] {
+        let mut full = vec!["verify", "--tables", out, "--board", "3x4"];
+        full.extend_from_slice(args);
+        let (code, stdout, stderr) = common::bidtb(&full);
+        assert_eq!(code, 0, "{args:?}: {stdout}{stderr}");
+        assert!(
+            stdout.contains("KRBvKN") && stdout.contains("3x4: ok"),
+            "{stdout}"
+        );
+    }
+
+    // The server answers as the command line does.
+    let server = common::Server::start(dir.path());
+    for (path, command) in [("api/query", "query"), ("api/map", "map")] {
+        for fen in [fen_w, fen_b] {
+            let mut resp = ureq::get(format!("{}{path}", server.url))
+                .query("fen", fen)
+                .call()
+                .unwrap();
+            assert_eq!(resp.status().as_u16(), 200, "{path} {fen}");
+            let body = resp.body_mut().read_to_string().unwrap();
+            let (code, stdout, _) = common::bidtb(&[command, "--tables", out, "--json", fen]);
+            assert_eq!(code, 0);
+            assert_eq!(body, stdout.trim_end(), "{path} {fen}");
+        }
+    }
+    assert_eq!(server.stop(), Some(0));
+}
