@@ -424,8 +424,9 @@ impl Tablebase {
     }
 
     /// Refuse a position with more men than any table of the directory holds (bad input,
-    /// not a missing table).
-    fn check_men(&self, pos: &Position) -> Result<(), Error> {
+    /// not a missing table), naming its stored material and the command that makes its
+    /// table.
+    fn check_men(&self, board: Board, pos: &Position) -> Result<(), Error> {
         let most = self
             .boards
             .iter()
@@ -443,12 +444,17 @@ impl Tablebase {
         if pos.len() <= on_disk {
             return Ok(());
         }
+        let material = pos.material();
         Err(Error::Position(format!(
-            "{} has {} men; the tables in {} hold at most {}",
-            pos.material(),
+            "{} has {} men; the tables in {} hold at most {} (`bidtb generate --board {} \
+             --method solve --material {} --out {}` makes its table)",
+            material,
             pos.len(),
             self.root.display(),
-            most.max(on_disk).max(4)
+            most.max(on_disk).max(4),
+            board,
+            material.stored().0,
+            self.root.display(),
         )))
     }
 
@@ -478,7 +484,7 @@ impl Tablebase {
     /// converted values keyed by rank.
     pub fn locate(&self, board: Board, pos: &Position) -> Result<(&Table, usize, bool), Error> {
         pos.validate(board)?;
-        self.check_men(pos)?;
+        self.check_men(board, pos)?;
         let (stored, mirrored) = pos.material().stored();
         let q = if mirrored { pos.mirror(board) } else { *pos };
         let t = self.table(board, stored)?;

@@ -114,6 +114,16 @@ impl Reference {
         &self.tables[&m].by_fen
     }
 
+    /// Drops the FEN keys of `material` once a caller has read them (the values stay, for
+    /// the materials whose captures and promotions lead to it): on 3x4 the keys of every
+    /// material up to five men would hold several GiB at once. A later
+    /// [`Reference::material`] call on it returns an empty map.
+    pub fn forget_keys(&mut self, material: &str) {
+        if let Some(t) = self.tables.get_mut(&Material::parse(material)) {
+            t.by_fen = BTreeMap::new();
+        }
+    }
+
     fn ensure(&mut self, m: Material) {
         if self.tables.contains_key(&m) {
             return;
