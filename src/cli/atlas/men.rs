@@ -150,16 +150,26 @@ fn write_lists(
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let lists = [
         (
-            "alpha-below-beta.txt",
+            "alpha-below-beta",
             report::ALPHA_BELOW_BETA_HEADING,
             alpha_below_beta,
         ),
-        ("quiescent.txt", report::QUIESCENT_HEADING, quiescent),
+        ("quiescent", report::QUIESCENT_HEADING, quiescent),
     ];
     for (name, heading, body) in lists {
-        atomic::write_output(&dir.join(name), format!("{heading}{body}").as_bytes())?;
+        let path = dir.join(list_name(name, args.pieces));
+        atomic::write_output(&path, format!("{heading}{body}").as_bytes())?;
     }
     Ok(())
+}
+
+/// The file of a board's list `name` in the atlas of `men` men: `alpha-below-beta.txt`
+/// for four (as `generate` names it), `alpha-below-beta-5.txt` for five, beside it.
+fn list_name(name: &str, men: u8) -> String {
+    match men {
+        4 => format!("{name}.txt"),
+        _ => format!("{name}-{men}.txt"),
+    }
 }
 
 /// The material of a row (its one class).

@@ -34,7 +34,7 @@ pub(super) struct Args {
     /// or 5 (every material up to N men, one at a time: one row per board and material,
     /// written to DIR/atlasN.json, DIR/atlasN.md and DIR/atlasN-census.svg, the positions
     /// with α < β and the quiescent ones to DIR/FxR/alpha-below-beta.txt and
-    /// DIR/FxR/quiescent.txt).
+    /// DIR/FxR/quiescent.txt, for five men alpha-below-beta-5.txt and quiescent-5.txt).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(3..=5))]
     pub pieces: u8,
     /// With --pieces 4 or 5: make the rows of each board that has a directory DIR/FxR from the
