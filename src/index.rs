@@ -487,6 +487,15 @@ fn place(
     }
 }
 
+/// Whether `material` has any position on `board`: its men fit on the board and its pawns
+/// on the ranks between the first and the last (KPPPPvK has none on 3x3: four pawns, three
+/// squares they may stand on).
+pub fn has_positions(board: Board, material: Material) -> bool {
+    let pawns = material.pawn_count();
+    let pawn_squares = board.files() as usize * (board.ranks() as usize).saturating_sub(2);
+    material.man_count() <= board.len() && pawns <= pawn_squares
+}
+
 /// A quick upper estimate of the number of indexed positions of `material` on `board`
 /// (after symmetry), for memory planning before anything is built.
 pub fn estimate_positions(board: Board, material: Material) -> usize {
@@ -681,6 +690,18 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(idx.position(a).ep(), board.parse_square("b4"));
         assert!(idx.keys().windows(2).all(|w| w[0] < w[1]));
+    }
+
+    /// A material has positions exactly where its index is not empty.
+    #[test]
+    fn has_positions_says_whether_the_index_is_empty() {
+        for (f, r) in [(2, 2), (3, 2), (2, 3), (3, 3), (2, 4)] {
+            let board = Board::new(f, r).unwrap();
+            for m in Material::all_up_to(5) {
+                let empty = MaterialIndex::new(board, m).is_empty();
+                assert_eq!(has_positions(board, m), !empty, "{m} on {board}");
+            }
+        }
     }
 
     /// A lookup finds every key at its index and no key that is not there, whatever the

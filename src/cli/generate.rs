@@ -511,6 +511,16 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
     let materials = session::requested(pieces, names.as_deref(), ("--pieces", "--material"))
         .map_err(|e| (2, e))?;
     session::check_method(method, &materials, "--method solve").map_err(|e| (2, e))?;
+    if names.is_some()
+        && let Some(m) = materials
+            .iter()
+            .find(|&&m| !bidtb::internal::index::has_positions(board, m))
+    {
+        return Err(usage(format!(
+            "{m} has no position on {board}: its men do not fit (pawns stand only between \
+             the first and the last rank)"
+        )));
+    }
     if plan {
         if method != Method::Solve {
             return Err(usage("--plan lists the jobs of --method solve".into()));

@@ -1655,6 +1655,27 @@ fn five_and_more_men_bad_input_gets_one_line() {
         one_line(code, 2, &stderr, &[needle], material);
         assert!(stdout.is_empty(), "{material}: {stdout}");
     }
+    // A material named that has no position on the board (four pawns, three squares on
+    // 3x3 where pawns may stand) is refused, not made as an empty table.
+    let (code, _, stderr) = bidtb(&[
+        "generate",
+        "--board",
+        "3x3",
+        "--method",
+        "solve",
+        "--material",
+        "KPPPPvK",
+        "--out",
+        out,
+    ]);
+    one_line(
+        code,
+        2,
+        &stderr,
+        &["KPPPPvK has no position on 3x3"],
+        "KPPPPvK",
+    );
+    assert!(!dir.path().join("3x3").join("KPPPPvK.bidtb").exists());
     for material in ["KQRBvKN", "KPPPPvK"] {
         let (code, stdout, stderr) = bidtb(&[
             "generate",
