@@ -41,8 +41,8 @@ use bidtb::internal::probe::map::ValueMap;
 
 /// What every request shares: the tables, and the games under way.
 pub struct AppState {
-    /// The tables (memory maps).
-    pub tb: Tablebase,
+    /// The tables (memory maps), shared with the chip ranks' background computations.
+    pub tb: Arc<Tablebase>,
     /// The games against the engine.
     pub games: games::Games,
     /// The chip ranks the games share.
@@ -56,6 +56,8 @@ pub struct GameLimits {
     pub max: usize,
     /// How long an untouched game is kept.
     pub max_age: std::time::Duration,
+    /// How long a request waits for the chip ranks it needs before answering 503.
+    pub ranks_wait: std::time::Duration,
 }
 
 impl Default for GameLimits {
@@ -63,6 +65,7 @@ impl Default for GameLimits {
         GameLimits {
             max: 1000,
             max_age: std::time::Duration::from_secs(3600),
+            ranks_wait: std::time::Duration::from_millis(1000),
         }
     }
 }
@@ -78,12 +81,25 @@ pub fn status(e: &Error) -> StatusCode {
             StatusCode::BAD_REQUEST
         }
         Error::MissingTable { .. } | Error::MissingChips(_) => StatusCode::NOT_FOUND,
+        // Work under way (the chip ranks): ask again; the server is stopping: likewise.
+        Error::Pending(_) | Error::Interrupted(_) => StatusCode::SERVICE_UNAVAILABLE,
+        // Work the server will not start for lack of memory.
+        Error::Resources(_) => StatusCode::INSUFFICIENT_STORAGE,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
+/// Seconds a 503 asks the client to wait before asking again (`Retry-After`).
+pub const RETRY_AFTER: u64 = 2;
+
 fn error(code: StatusCode, text: impl Into<String>) -> Response {
-    (code, axum::Json(json!({"error": text.into()}))).into_response()
+    let body = axum::Json(json!({"error": text.into()}));
+    if code == StatusCode::SERVICE_UNAVAILABLE {
+        // Work under way, or a full store of games: both pass.
+        let wait = RETRY_AFTER.to_string();
+        return (code, [(header::RETRY_AFTER, wait)], body).into_response();
+    }
+    (code, body).into_response()
 }
 
 /// The most threads that run requests' work at once ([`blocking`]); more requests wait
@@ -280,12 +296,19 @@ pub fn serve(
             .map_err(|e| Error::io(&named, e))?;
         let bound = listener.local_addr().map_err(|e| Error::io(&named, e))?;
         ready(bound);
+        let tb = Arc::new(tb);
         let app = Arc::new(AppState {
-            tb,
+            tb: tb.clone(),
             games: games::Games::new(limits.max, limits.max_age),
-            ranks: Default::default(),
+            ranks: bidtb::internal::play::chips::ChipMemory::in_background(tb, limits.ranks_wait),
         });
-        connections::serve(listener, router(app), header_timeout, shutdown()).await;
+        connections::serve(listener, router(app), header_timeout, async {
+            shutdown().await;
+            // A computation of chip ranks under way is abandoned at its next sweep (its
+            // thread is not waited for: the process ends with the connections).
+            bidtb::internal::play::chips::ChipMemory::stop_all();
+        })
+        .await;
         Ok(())
     });
     // A request's work still running on the blocking pool once the connections' 5 s are
