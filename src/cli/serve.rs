@@ -52,6 +52,9 @@ pub(super) fn run(
     header_timeout: u64,
     limits: server::GameLimits,
 ) -> Result<(), (u8, Error)> {
+    // A served file truncated in place: an error for that file, not SIGBUS for the server
+    // (docs/src/reliability.md).
+    bidtb::internal::mapguard::install();
     let tables = Tablebase::open(dir).map_err(|e| (1, e))?;
     let boards: Vec<String> = tables.boards().map(|b| b.to_string()).collect();
     if boards.is_empty() {

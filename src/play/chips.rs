@@ -82,6 +82,19 @@ fn describe(key: &Key) -> String {
 
 /// Compute the ranks of `key` (after the memory check).
 fn compute(tb: &Tablebase, key: Key) -> Result<Ranks, Error> {
+    let before = crate::mapguard::poisonings();
+    let ranks = compute_now(tb, key)?;
+    if crate::mapguard::poisonings() != before {
+        // A file read was truncated under the process (see `crate::mapguard`).
+        return Err(Error::Table {
+            path: describe(&key),
+            reason: "a table file was truncated while they were computed".into(),
+        });
+    }
+    Ok(ranks)
+}
+
+fn compute_now(tb: &Tablebase, key: Key) -> Result<Ranks, Error> {
     let (board, material, total, side) = key;
     // The bidding step is bisected where needed: its table would take (2K + 3)² cells.
     let t = Total::new_lean(total);

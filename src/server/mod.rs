@@ -14,10 +14,11 @@
 //! ([`connections`]).
 //!
 //! The tables must not be modified in place while they are served (truncated, rewritten):
-//! they are memory maps, and a page that vanishes under one ends the process (SIGBUS), as
-//! for any memory-mapped tablebase. bidtb itself never does this (it writes a new file and
-//! renames it over the old one, which leaves the served map intact); restart the server to
-//! serve regenerated tables.
+//! they are memory maps. A page that vanishes under one (a truncated file) would end the
+//! process with SIGBUS; `bidtb serve` installs [`bidtb::internal::mapguard`]'s handler, so
+//! that the request reading it answers 500 and the file is refused from then on. bidtb
+//! itself never does this (it writes a new file and renames it over the old one, which
+//! leaves the served map intact); restart the server to serve regenerated tables.
 
 mod connections;
 pub mod games;
@@ -110,12 +111,29 @@ const WORK_THREADS: usize = 64;
 /// long numbers, the engine's moves, probes and maps take CPU time that must not hold an
 /// async worker, so that one costly request cannot stall the others (`/api/boards`).
 pub(crate) async fn blocking(work: impl FnOnce() -> Response + Send + 'static) -> Response {
-    tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| {
-        error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("the request's work failed: {e}"),
-        )
-    })
+    // A table truncated under the server while this work read it: the handler gave the
+    // read zeros (`mapguard`), so the answer is withheld.
+    let guarded = move || {
+        let before = bidtb::internal::mapguard::poisonings();
+        let answer = work();
+        if bidtb::internal::mapguard::poisonings() != before {
+            return error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "a table file was truncated while this request read it (modified in place): \
+                 its answer is withheld, and the file is no longer read; replace it by rename \
+                 and restart the server",
+            );
+        }
+        answer
+    };
+    tokio::task::spawn_blocking(guarded)
+        .await
+        .unwrap_or_else(|e| {
+            error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("the request's work failed: {e}"),
+            )
+        })
 }
 
 fn answer(result: Result<serde_json::Value, Error>) -> Response {

@@ -1791,3 +1791,46 @@ fn chip_ranks_that_would_not_fit_are_refused() {
         "{refused} refused, {started} started"
     );
 }
+
+/// A served table truncated in place (against the memory-map contract) does not kill the
+/// server with SIGBUS: the request that reads it gets a JSON error, later ones name the
+/// file, other tables still answer, and the server stops cleanly.
+#[test]
+fn a_table_truncated_while_served_is_refused_and_the_server_stays_up() {
+    let (_dir, root) = serve_4x4();
+    let mut server = common::Server::start(&root);
+    let agent = http();
+    let url = server.url.clone();
+    let rook = "/api/query?fen=3k/4/1K2/2R1";
+    let queen = "/api/query?fen=3k/4/1K2/2Q1";
+    let (status, _, json) = call(&agent, &url, rook, None);
+    assert_eq!(
+        (status, json["value"].as_str()),
+        (200, Some("81/128")),
+        "{json}"
+    );
+    // Truncate KRvK's file in place: its pages go from under the map.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(root.join("4x4/KRvK.bidtb"))
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    let (status, _, json) = call(&agent, &url, rook, None);
+    assert_eq!(status, 500, "{json}");
+    assert!(
+        json["error"].as_str().unwrap().contains("truncated"),
+        "{json}"
+    );
+    let (status, _, json) = call(&agent, &url, rook, None);
+    assert_eq!(status, 500, "{json}");
+    let text = json["error"].as_str().unwrap();
+    assert!(
+        text.contains("KRvK.bidtb") && text.contains("truncated"),
+        "{text}"
+    );
+    let (status, _, json) = call(&agent, &url, queen, None);
+    assert_eq!(status, 200, "{json}");
+    assert!(server.exited().is_none());
+    assert_eq!(server.stop(), Some(0));
+}
