@@ -91,6 +91,9 @@ pub enum Error {
     /// Another process holds the directory (a second `generate` in the same place).
     #[error("{0}")]
     Busy(String),
+    /// Work a request needs is under way (the server's chip ranks): ask again shortly.
+    #[error("{0}")]
+    Pending(String),
     /// The requested work does not fit in this machine's limits.
     #[error("{0}")]
     Resources(String),

@@ -28,6 +28,8 @@ pub mod graph;
 pub mod index;
 #[path = "iterate/mod.rs"]
 pub mod iterate;
+#[path = "mapguard.rs"]
+pub mod mapguard;
 #[path = "material.rs"]
 pub mod material;
 #[path = "play/mod.rs"]

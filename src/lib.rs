@@ -90,6 +90,6 @@ pub mod internal;
 // The engine's parts by their short names inside the crate (`crate::value`, …).
 use internal::{
     atomic, boundary, certificate, chips, container, dirlock, error, generate, geometry, graph,
-    index, iterate, material, position, probe, progress, resources, rules, solve, table, value,
-    verify,
+    index, iterate, mapguard, material, position, probe, progress, resources, rules, solve, table,
+    value, verify,
 };

@@ -224,6 +224,51 @@ pub fn free_disk_bytes(dir: &std::path::Path) -> Option<u64> {
     Some(stat.f_bavail as u64 * stat.f_frsize as u64)
 }
 
+/// Address space that work started inside a running process takes beyond its bytes: the
+/// allocator's segments of each thread that allocates for it (mimalloc reserves 32 MB at a
+/// time: the computing thread's and the pool's), its stack and signal stack. Measured on a
+/// `serve` under `ulimit -v`: 6x6 KRvK's chip ranks (3 MB estimated) grew `VmSize` by 37 MB.
+pub const WORK_ADDRESS_SPACE: u64 = 96 << 20;
+
+/// Refuse work that needs `needed` bytes more than the process holds now (work started
+/// inside a running process, such as a server's), when the memory available (less
+/// [`ADDRESS_SPACE_OVERHEAD`] for what else runs meanwhile) or the address space left
+/// under `ulimit -v` (less [`WORK_ADDRESS_SPACE`]) is smaller. `what` says what for.
+pub fn check_more(needed: u64, what: &str) -> Result<(), Error> {
+    // BIDTB_MEMORY_LIMIT bounds the whole process: what it holds already counts.
+    let memory = match std::env::var_os("BIDTB_MEMORY_LIMIT") {
+        Some(_) => available_bytes().map(|l| l.saturating_sub(resident_bytes().unwrap_or(0))),
+        None => available_bytes(),
+    };
+    let room = [
+        memory.map(|b| (b, ADDRESS_SPACE_OVERHEAD, "the memory available")),
+        // VmSize counts what the allocator reserved and has not handed out, so this is on
+        // the safe side.
+        address_space_headroom().map(|b| {
+            (
+                b,
+                WORK_ADDRESS_SPACE,
+                "the address space left under ulimit -v",
+            )
+        }),
+    ]
+    .into_iter()
+    .flatten()
+    .min_by_key(|&(have, margin, _)| have.saturating_sub(margin));
+    match room {
+        Some((have, margin, source)) if needed > have.saturating_sub(margin) => {
+            Err(Error::Resources(format!(
+                "{what} would need about {} MB of memory, more than {source} allows ({} MB, \
+                 less a margin of {} MB)",
+                mb(needed),
+                have >> 20,
+                margin >> 20
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The process's anonymous resident memory now (Linux `RssAnon`: the heap, without the
 /// pages of memory-mapped tables, which the kernel can drop), in bytes.
 pub fn anonymous_bytes() -> Option<u64> {

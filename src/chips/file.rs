@@ -75,6 +75,8 @@ pub fn encode(
 /// A chip file, memory-mapped and checked.
 #[derive(Debug)]
 pub struct ChipTable {
+    /// Registered with the SIGBUS handler ([`crate::mapguard`]); dropped before the map.
+    guard: crate::mapguard::Guard,
     map: Mmap,
     total: Total,
     material: Material,
@@ -84,6 +86,12 @@ pub struct ChipTable {
 }
 
 impl ChipTable {
+    /// Whether a read of this file's map faulted: it was truncated in place
+    /// ([`crate::mapguard`]).
+    pub fn poisoned(&self) -> bool {
+        self.guard.poisoned()
+    }
+
     /// Open and check a chip file.
     pub fn open(path: &Path) -> Result<ChipTable, Error> {
         let bad = |reason: String| Error::Table {
@@ -136,6 +144,7 @@ impl ChipTable {
         let total = Total::new_lean(k);
         let none = total.none() as u16;
         let table = ChipTable {
+            guard: crate::mapguard::Guard::new(map.as_ptr(), map.len()),
             map,
             total,
             material,

@@ -11,9 +11,12 @@
 //! less. [`Ranks`] keeps, per position, the sweeps at which its threshold fell, and the
 //! value it fell to: the whole staircase, in a few entries per position.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rayon::prelude::*;
 
 use super::{Side, Total, step_at};
+use crate::error::Error;
 use crate::graph::Graph;
 
 /// The Jacobi staircase of every position's threshold for one side.
@@ -29,9 +32,46 @@ pub struct Ranks {
     sweeps: u32,
 }
 
+/// Bytes [`ranks`] holds per position beside the graph: the thresholds now and after the
+/// sweep (two bytes each), the offsets (four), and its log of changes, counted at
+/// [`CHANGES_PER_POSITION`] a position, twice (twelve bytes an entry while sweeping, eight
+/// once laid out).
+pub const BYTES_PER_POSITION: u64 = 2 + 2 + 4 + CHANGES_PER_POSITION * (12 + 8);
+
+/// The changes a position's threshold goes through, on average, as the estimate counts
+/// them (the staircase of a position has a few steps; the allocations are fallible
+/// beyond it).
+pub const CHANGES_PER_POSITION: u64 = 8;
+
+/// A vector of `n` copies of `value`, or an error instead of aborting the process when the
+/// memory is not there.
+fn try_filled<T: Clone>(n: usize, value: T, what: &str) -> Result<Vec<T>, Error> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| too_big(n * size_of::<T>(), what))?;
+    v.resize(n, value);
+    Ok(v)
+}
+
+fn too_big(bytes: usize, what: &str) -> Error {
+    Error::Resources(format!(
+        "the chip ranks need more memory than there is: {what} ({} MB) could not be allocated",
+        (bytes as u64).div_ceil(1 << 20)
+    ))
+}
+
 /// The ranks of `side` on `graph` (thresholds in that side's holdings), `terminal[j]`
-/// being the threshold of terminal node `positions + j`, as for [`super::solve`].
-pub fn ranks(graph: &Graph, total: &Total, side: Side, terminal: &[u16]) -> Ranks {
+/// being the threshold of terminal node `positions + j`, as for [`super::solve`]. Its
+/// buffers are allocated fallibly: memory that is not there is an
+/// [`Error::Resources`], never an abort. `stop` is read between sweeps: once set, the
+/// work ends with [`Error::Interrupted`].
+pub fn ranks(
+    graph: &Graph,
+    total: &Total,
+    side: Side,
+    terminal: &[u16],
+    stop: &AtomicBool,
+) -> Result<Ranks, Error> {
     let n = graph.positions();
     assert_eq!(
         terminal.len(),
@@ -39,25 +79,31 @@ pub fn ranks(graph: &Graph, total: &Total, side: Side, terminal: &[u16]) -> Rank
         "one threshold per terminal node"
     );
     let none = total.none() as u16;
-    let mut current = vec![none; n];
-    let mut history: Vec<Vec<(u32, u16)>> = vec![Vec::new(); n];
+    let mut current = try_filled(n, none, "the thresholds")?;
+    let mut next = try_filled(n, none, "the next thresholds")?;
+    // Every change in the order made: (position, sweep, threshold after it).
+    let mut log: Vec<(u32, u32, u16)> = Vec::new();
     let mut sweep = 0u32;
     loop {
+        if stop.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted("the chip ranks were abandoned".into()));
+        }
         sweep += 1;
         let at = |q: u32| {
             let q = q as usize;
             u32::from(if q < n { current[q] } else { terminal[q - n] })
         };
-        let next: Vec<u16> = (0..n)
-            .into_par_iter()
+        next.par_iter_mut()
+            .enumerate()
             .with_min_len(1024)
-            .map(|p| step_at(graph, total, side, p, at) as u16)
-            .collect();
+            .for_each(|(p, t)| *t = step_at(graph, total, side, p, at) as u16);
         let mut changed = false;
         for (p, (&new, old)) in next.iter().zip(current.iter_mut()).enumerate() {
             // The step is monotone and starts from none: thresholds only fall.
             if new < *old {
-                history[p].push((sweep, new));
+                log.try_reserve(1)
+                    .map_err(|_| too_big(2 * log.len() * 12, "the log of changes"))?;
+                log.push((p as u32, sweep, new));
                 *old = new;
                 changed = true;
             }
@@ -66,19 +112,30 @@ pub fn ranks(graph: &Graph, total: &Total, side: Side, terminal: &[u16]) -> Rank
             break;
         }
     }
-    let mut offsets = Vec::with_capacity(n + 1);
-    let mut changes = Vec::new();
-    for h in history {
-        offsets.push(changes.len() as u32);
-        changes.extend(h);
+    drop(next);
+    drop(current);
+    // Per position its changes, in the order made (sweeps increasing).
+    let mut offsets = try_filled(n + 1, 0u32, "the offsets")?;
+    for &(p, _, _) in &log {
+        offsets[p as usize + 1] += 1;
     }
-    offsets.push(changes.len() as u32);
-    Ranks {
+    for p in 0..n {
+        offsets[p + 1] += offsets[p];
+    }
+    let mut changes = try_filled(log.len(), (0u32, 0u16), "the changes")?;
+    let mut fill: Vec<u32> = try_filled(n, 0u32, "the offsets")?;
+    fill.copy_from_slice(&offsets[..n]);
+    for (p, s, t) in log {
+        let at = &mut fill[p as usize];
+        changes[*at as usize] = (s, t);
+        *at += 1;
+    }
+    Ok(Ranks {
         offsets,
         changes,
         none,
         sweeps: sweep,
-    }
+    })
 }
 
 impl Ranks {

@@ -152,9 +152,10 @@ enum Command {
     /// turn.
     ///
     /// The table files are memory-mapped: they must not be modified in place (truncated,
-    /// rewritten) while served, or the server dies with SIGBUS. `bidtb generate` never does
-    /// that: it writes new files and renames them over the old ones, which leaves the
-    /// served maps intact; restart the server to serve the new tables.
+    /// rewritten) while served. A file truncated all the same is refused (500, naming it)
+    /// instead of ending the server with SIGBUS; the other tables still answer. `bidtb
+    /// generate` never does that: it writes new files and renames them over the old ones,
+    /// which leaves the served maps intact; restart the server to serve the new tables.
     Serve(serve::Args),
     /// Re-check table files from their stored values alone.
     ///

@@ -29,6 +29,11 @@ pub(super) struct Args {
     /// Seconds an untouched game is kept.
     #[arg(long, default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..=604_800))]
     pub game_age: u64,
+    /// Milliseconds a request waits for the engine's chip ranks it needs (computed in the
+    /// background, one material at a time, on a chips game's first request per material
+    /// and side) before answering 503 with Retry-After; 0: never wait.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(0..=60_000))]
+    pub ranks_wait: u64,
 }
 
 /// `bidtb serve`: the arguments read, the server run until stopped.
@@ -36,6 +41,7 @@ pub(super) fn main(args: Args) -> Result<(), (u8, Error)> {
     let limits = server::GameLimits {
         max: args.max_games as usize,
         max_age: std::time::Duration::from_secs(args.game_age),
+        ranks_wait: std::time::Duration::from_millis(args.ranks_wait),
     };
     run(&args.tables.tables, args.addr, args.header_timeout, limits)
 }
@@ -46,6 +52,9 @@ pub(super) fn run(
     header_timeout: u64,
     limits: server::GameLimits,
 ) -> Result<(), (u8, Error)> {
+    // A served file truncated in place: an error for that file, not SIGBUS for the server
+    // (docs/src/reliability.md).
+    bidtb::internal::mapguard::install();
     let tables = Tablebase::open(dir).map_err(|e| (1, e))?;
     let boards: Vec<String> = tables.boards().map(|b| b.to_string()).collect();
     if boards.is_empty() {

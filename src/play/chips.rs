@@ -5,7 +5,9 @@
 //! not-lose threshold where it can.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use super::engine::Choice;
 use crate::chips::ranks::{Ranks, ranks};
@@ -22,12 +24,263 @@ use crate::rules::{self, Outcome};
 /// The ranks of the materials met, by board, stored material, chip total and side: each
 /// computed once, when first needed. Clones share one store (the ranks depend on the
 /// tables only), so the games of a server or of a test compute each material once.
+///
+/// Computing ranks takes time and memory in proportion to the material's positions (its
+/// game graph and the staircase of each threshold): each computation is estimated first
+/// and refused ([`Error::Resources`], with the estimate) when the memory is not there, and
+/// its buffers are allocated fallibly. A memory made by [`ChipMemory::in_background`] (the
+/// server's) never computes in the caller: the first request starts the computation on a
+/// thread of its own, one at a time, and a request waits a bounded time for the ranks it
+/// needs, then answers [`Error::Pending`]; a computation that fails is reported to the
+/// next request for them, which may start it again.
 #[derive(Clone, Debug, Default)]
 pub struct ChipMemory {
-    ranks: Arc<Mutex<RankStore>>,
+    store: Arc<Mutex<RankStore>>,
+    /// The tables a background computation reads, and how long a request waits for it
+    /// before answering [`Error::Pending`] (None: compute in the caller).
+    background: Option<(Arc<Tablebase>, Duration)>,
 }
 
-type RankStore = HashMap<(Board, Material, u32, Side), Arc<Ranks>>;
+type Key = (Board, Material, u32, Side);
+
+#[derive(Debug, Default)]
+struct RankStore {
+    ready: HashMap<Key, Arc<Ranks>>,
+    /// The computation under way, if any: what for, and since when.
+    running: Option<(Key, Instant)>,
+    /// Computations that failed, each told once to the next request for it.
+    failed: HashMap<Key, Failure>,
+}
+
+/// Why a computation failed (the error is not `Clone`; its kind and text are kept).
+#[derive(Debug)]
+struct Failure {
+    resources: bool,
+    text: String,
+}
+
+/// Stop the background computations (the process is ending): each ends at its next sweep.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Bytes the chip ranks of `positions` positions need beside what the process holds: the
+/// game graph (its lists, four bytes an option, built run by run, counted twice for the
+/// peak, with the index and the lists' offsets) and [`crate::chips::ranks`]'s buffers.
+pub fn estimate_bytes(board: Board, material: Material, positions: usize) -> u64 {
+    let options = crate::solve::memory::expected_options(board, material);
+    let graph = (options * 4.0 * 2.0) as u64 + 64;
+    positions as u64 * (graph + crate::chips::ranks::BYTES_PER_POSITION)
+}
+
+fn describe(key: &Key) -> String {
+    let (board, material, total, side) = key;
+    let side = match side {
+        Side::White => "White",
+        Side::Black => "Black",
+    };
+    format!("the chip ranks of {material} on {board} with {total} chips ({side} winning)")
+}
+
+/// Compute the ranks of `key` (after the memory check).
+fn compute(tb: &Tablebase, key: Key) -> Result<Ranks, Error> {
+    let before = crate::mapguard::poisonings();
+    let ranks = compute_now(tb, key)?;
+    if crate::mapguard::poisonings() != before {
+        // A file read was truncated under the process (see `crate::mapguard`).
+        return Err(Error::Table {
+            path: describe(&key),
+            reason: "a table file was truncated while they were computed".into(),
+        });
+    }
+    Ok(ranks)
+}
+
+fn compute_now(tb: &Tablebase, key: Key) -> Result<Ranks, Error> {
+    let (board, material, total, side) = key;
+    // The bidding step is bisected where needed: its table would take (2K + 3)² cells.
+    let t = Total::new_lean(total);
+    let index = Index::new(board, &[material]);
+    let table = tb.table(board, material)?;
+    if table.len() != index.len() {
+        return Err(Error::Table {
+            path: table.path().display().to_string(),
+            reason: format!("its positions are not those of {material} on {board}"),
+        });
+    }
+    let graph = Graph::new(&index);
+    drop(index);
+    let mut exits = Vec::new();
+    exits
+        .try_reserve_exact(graph.exits().len())
+        .map_err(|_| Error::Resources(format!("{}: no memory for the exits", describe(&key))))?;
+    for e in graph.exits() {
+        let i = tb
+            .table(board, e.material)?
+            .find(e.key)
+            .ok_or_else(|| Error::Table {
+                path: e.material.to_string(),
+                reason: format!("no position with key {}", e.key),
+            })?;
+        let th = tb.chip_table(board, e.material, total)?.get(i);
+        let th = if e.mirrored { th.mirrored(&t) } else { th };
+        exits.push(th.win_of(&t, side) as u16);
+    }
+    ranks(
+        &graph,
+        &t,
+        side,
+        &terminals(&t, side, exits.into_iter()),
+        &STOP,
+    )
+}
+
+impl ChipMemory {
+    /// A memory that computes missing ranks in the background (one computation at a time,
+    /// on a thread of its own, from `tb`): a request waits up to `wait` for the ranks it
+    /// needs, then answers [`Error::Pending`].
+    pub fn in_background(tb: Arc<Tablebase>, wait: Duration) -> ChipMemory {
+        ChipMemory {
+            store: Default::default(),
+            background: Some((tb, wait)),
+        }
+    }
+
+    /// Abandon the computations under way and refuse to start more (the server stops).
+    pub fn stop_all() {
+        STOP.store(true, Ordering::Relaxed);
+    }
+
+    /// Refuse the computation of `key` if its estimate does not fit the memory left.
+    fn check_fits(tb: &Tablebase, key: &Key) -> Result<u64, Error> {
+        let (board, material, ..) = *key;
+        let positions = tb.table(board, material)?.len();
+        let needed = estimate_bytes(board, material, positions);
+        crate::resources::check_more(needed, &describe(key))?;
+        Ok(needed)
+    }
+
+    /// The ranks of `side` (as the stored material sees it) on `material`'s graph.
+    fn ranks(
+        &mut self,
+        tb: &Tablebase,
+        board: Board,
+        material: Material,
+        total: u32,
+        side: Side,
+    ) -> Result<Arc<Ranks>, Error> {
+        let key = (board, material, total, side);
+        let Some((shared, wait)) = self.background.clone() else {
+            // In the caller (the terminal game, tests): one computation at a time.
+            let mut store = self.store.lock().expect("ranks lock");
+            if let Some(r) = store.ready.get(&key) {
+                return Ok(r.clone());
+            }
+            ChipMemory::check_fits(tb, &key)?;
+            let r = Arc::new(compute(tb, key)?);
+            store.ready.insert(key, r.clone());
+            return Ok(r);
+        };
+        let deadline = Instant::now() + wait;
+        let mut started = None;
+        loop {
+            if let Some(done) = self.look(&shared, key, &mut started)? {
+                return Ok(done);
+            }
+            if Instant::now() >= deadline || STOP.load(Ordering::Relaxed) {
+                let (running, since) = self
+                    .store
+                    .lock()
+                    .expect("ranks lock")
+                    .running
+                    .unwrap_or((key, Instant::now()));
+                let age = since.elapsed().as_secs_f64();
+                return Err(Error::Pending(if running == key {
+                    let size = started.map_or(String::new(), |mb| format!("about {mb} MB, "));
+                    format!(
+                        "{} are being computed ({size}{age:.1} s so far): ask again shortly",
+                        describe(&key)
+                    )
+                } else {
+                    format!(
+                        "{} are computed one at a time, and {} are under way ({age:.1} s so \
+                         far): ask again shortly",
+                        describe(&key),
+                        describe(&running)
+                    )
+                }));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// The ranks of `key` if they are there; else start their computation if none is
+    /// under way (`started` gets its estimate in MB), and None. A failed computation is
+    /// its error, once.
+    fn look(
+        &self,
+        tb: &Arc<Tablebase>,
+        key: Key,
+        started: &mut Option<u64>,
+    ) -> Result<Option<Arc<Ranks>>, Error> {
+        let mut store = self.store.lock().expect("ranks lock");
+        if let Some(r) = store.ready.get(&key) {
+            return Ok(Some(r.clone()));
+        }
+        if let Some(f) = store.failed.remove(&key) {
+            return Err(if f.resources {
+                Error::Resources(f.text)
+            } else {
+                Error::Table {
+                    path: describe(&key),
+                    reason: f.text,
+                }
+            });
+        }
+        if store.running.is_some() || STOP.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let needed = ChipMemory::check_fits(tb, &key)?;
+        // The thread's stack, where an address-space limit is tight.
+        const STACK: u64 = 2 << 20;
+        if !crate::resources::thread_fits(STACK) {
+            return Err(Error::Resources(format!(
+                "{}: no address space left for the thread that would compute them",
+                describe(&key)
+            )));
+        }
+        let (store_arc, tb) = (self.store.clone(), tb.clone());
+        std::thread::Builder::new()
+            .name("chip ranks".into())
+            .stack_size(STACK as usize)
+            .spawn(move || {
+                let done = compute(&tb, key);
+                let mut store = store_arc.lock().expect("ranks lock");
+                store.running = None;
+                match done {
+                    Ok(r) => {
+                        store.ready.insert(key, Arc::new(r));
+                    }
+                    Err(e) => {
+                        store.failed.insert(
+                            key,
+                            Failure {
+                                resources: matches!(e, Error::Resources(_)),
+                                text: e.to_string(),
+                            },
+                        );
+                    }
+                }
+            })
+            .map_err(|e| {
+                Error::Resources(format!(
+                    "{}: the thread that would compute them cannot start: {e}",
+                    describe(&key)
+                ))
+            })?;
+        store.running = Some((key, Instant::now()));
+        *started = Some(needed.div_ceil(1 << 20));
+        Ok(None)
+    }
+}
 
 /// The engine's plan for one bidding round with chips.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,57 +324,6 @@ fn place(tb: &Tablebase, board: Board, pos: &Position) -> Result<Place, Error> {
         index,
         mirrored,
     })
-}
-
-impl ChipMemory {
-    /// The ranks of `side` (as the stored material sees it) on `material`'s graph.
-    fn ranks(
-        &mut self,
-        tb: &Tablebase,
-        board: Board,
-        material: Material,
-        total: u32,
-        side: Side,
-    ) -> Result<Arc<Ranks>, Error> {
-        let key = (board, material, total, side);
-        if let Some(r) = self.ranks.lock().expect("ranks lock").get(&key) {
-            return Ok(r.clone());
-        }
-        let t = Total::new(total);
-        let index = Index::new(board, &[material]);
-        let table = tb.table(board, material)?;
-        if table.len() != index.len() {
-            return Err(Error::Table {
-                path: table.path().display().to_string(),
-                reason: format!("its positions are not those of {material} on {board}"),
-            });
-        }
-        let graph = Graph::new(&index);
-        let mut exits = Vec::with_capacity(graph.exits().len());
-        for e in graph.exits() {
-            let i = tb
-                .table(board, e.material)?
-                .find(e.key)
-                .ok_or_else(|| Error::Table {
-                    path: e.material.to_string(),
-                    reason: format!("no position with key {}", e.key),
-                })?;
-            let th = tb.chip_table(board, e.material, total)?.get(i);
-            let th = if e.mirrored { th.mirrored(&t) } else { th };
-            exits.push(th.win_of(&t, side) as u16);
-        }
-        let r = Arc::new(ranks(
-            &graph,
-            &t,
-            side,
-            &terminals(&t, side, exits.into_iter()),
-        ));
-        self.ranks
-            .lock()
-            .expect("ranks lock")
-            .insert(key, r.clone());
-        Ok(r)
-    }
 }
 
 /// One move with what it needs: after `sweep` sweeps of the current material's ranks (a

@@ -336,7 +336,7 @@ pub fn color_name(c: Color) -> &'static str {
 }
 
 /// One game: position, bankrolls, phase and history.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Game {
     board: Board,
     position: Position,
@@ -347,7 +347,42 @@ pub struct Game {
     pending: Pending,
     /// How often each placement has stood on the board.
     visits: HashMap<String, u32>,
+    rng: Coin,
+}
+
+/// The coin: a seeded generator that can be copied (by replaying its tosses from the
+/// seed), so that a game can be set back to where it was before an input.
+#[derive(Debug)]
+struct Coin {
+    seed: u64,
+    tosses: u64,
     rng: StdRng,
+}
+
+impl Coin {
+    fn new(seed: u64) -> Coin {
+        Coin {
+            seed,
+            tosses: 0,
+            rng: StdRng::seed_from_u64(seed),
+        }
+    }
+
+    /// A fair toss.
+    fn heads(&mut self) -> bool {
+        self.tosses += 1;
+        self.rng.random_bool(0.5)
+    }
+}
+
+impl Clone for Coin {
+    fn clone(&self) -> Coin {
+        let mut c = Coin::new(self.seed);
+        for _ in 0..self.tosses {
+            c.heads();
+        }
+        c
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -385,7 +420,7 @@ impl Game {
             history: Vec::new(),
             pending: Pending::default(),
             visits: HashMap::new(),
-            rng: StdRng::seed_from_u64(seed),
+            rng: Coin::new(seed),
         };
         game.visit();
         game.next_turn();
@@ -413,7 +448,7 @@ impl Game {
     }
 
     fn toss(&mut self) -> Color {
-        if self.rng.random_bool(0.5) {
+        if self.rng.heads() {
             Color::White
         } else {
             Color::Black
@@ -524,7 +559,7 @@ impl Game {
                     std::cmp::Ordering::Greater => Color::White,
                     std::cmp::Ordering::Less => Color::Black,
                     std::cmp::Ordering::Equal => {
-                        let c = if self.rng.random_bool(0.5) {
+                        let c = if self.rng.heads() {
                             Color::White
                         } else {
                             Color::Black

@@ -164,8 +164,27 @@ impl Match {
         self.human.other()
     }
 
+    /// Apply an input of the person with the engine's answer, or nothing: an input whose
+    /// answer fails (the engine's chip ranks not yet computed, a table that fails) leaves
+    /// the game as it was, so that the same input can be sent again.
+    fn whole(
+        &mut self,
+        input: impl FnOnce(&mut Match) -> Result<(), PlayError>,
+    ) -> Result<(), PlayError> {
+        let before = (self.game.clone(), self.sealed.clone());
+        let done = input(self);
+        if done.is_err() {
+            (self.game, self.sealed) = before;
+        }
+        done
+    }
+
     /// The person's bid, as typed. The engine's sealed bid goes in with it.
     pub fn bid(&mut self, tb: &Tablebase, text: &str) -> Result<(), PlayError> {
+        self.whole(|m| m.bid_now(tb, text))
+    }
+
+    fn bid_now(&mut self, tb: &Tablebase, text: &str) -> Result<(), PlayError> {
         if self.game.phase() != Phase::Bid {
             return Err(self.game.out_of_turn("bid").into());
         }
@@ -181,14 +200,18 @@ impl Match {
 
     /// The person's move (after winning the bid, or when it is theirs to make).
     pub fn play(&mut self, tb: &Tablebase, uci: &str) -> Result<(), PlayError> {
-        self.game.play(self.human, uci)?;
-        self.advance(tb)
+        self.whole(|m| {
+            m.game.play(m.human, uci)?;
+            m.advance(tb)
+        })
     }
 
     /// The person, having won the bid, lets the engine move.
     pub fn hand_over(&mut self, tb: &Tablebase) -> Result<(), PlayError> {
-        self.game.hand_over(self.human)?;
-        self.advance(tb)
+        self.whole(|m| {
+            m.game.hand_over(m.human)?;
+            m.advance(tb)
+        })
     }
 
     /// Let the engine act until the person is to act or the game is over.

@@ -52,6 +52,17 @@ struct BoardTables {
     tables: BTreeMap<Material, Table>,
 }
 
+/// A mapped file that was truncated while open (a read of it faulted,
+/// [`crate::mapguard`]): refused from then on.
+fn truncated(path: &std::path::Path) -> Error {
+    Error::Table {
+        path: path.display().to_string(),
+        reason: "the file was truncated while it was being served (modified in place): it is \
+                 no longer read; replace it by rename and restart the server"
+            .into(),
+    }
+}
+
 /// Every table file found under a directory (`DIR/FxR/<Material>.bidtb`), memory-mapped
 /// and validated; chip files (`DIR/FxR/chips-K/<Material>.chips`) are opened when first
 /// asked for and kept.
@@ -406,21 +417,25 @@ impl Tablebase {
     /// The table of a stored material on a board, or an error naming the missing file and
     /// how to generate it.
     pub fn table(&self, board: Board, material: Material) -> Result<&Table, Error> {
-        self.boards
+        let table = self
+            .boards
             .iter()
             .find(|b| b.board == board)
-            .and_then(|b| b.tables.get(&material))
-            .ok_or_else(|| Error::MissingTable {
-                path: self
-                    .root
-                    .join(board.to_string())
-                    .join(table::file_name(material))
-                    .display()
-                    .to_string(),
-                board: board.to_string(),
-                dir: self.root.display().to_string(),
-                material: material.to_string(),
-            })
+            .and_then(|b| b.tables.get(&material));
+        if let Some(t) = table.filter(|t| t.poisoned()) {
+            return Err(truncated(t.path()));
+        }
+        table.ok_or_else(|| Error::MissingTable {
+            path: self
+                .root
+                .join(board.to_string())
+                .join(table::file_name(material))
+                .display()
+                .to_string(),
+            board: board.to_string(),
+            dir: self.root.display().to_string(),
+            material: material.to_string(),
+        })
     }
 
     /// Refuse a position with more men than any table of the directory holds (bad input,
@@ -516,6 +531,13 @@ impl Tablebase {
     ) -> Result<Arc<ChipTable>, Error> {
         let key = (board, material, total);
         if let Some(t) = self.chips.read().ok().and_then(|c| c.get(&key).cloned()) {
+            if t.poisoned() {
+                let board_dir = self.root.join(board.to_string());
+                return Err(truncated(&chip_file::path(
+                    &chip_file::dir(&board_dir, total),
+                    material,
+                )));
+            }
             return Ok(t);
         }
         let table = self.table(board, material)?;

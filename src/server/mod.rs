@@ -14,10 +14,11 @@
 //! ([`connections`]).
 //!
 //! The tables must not be modified in place while they are served (truncated, rewritten):
-//! they are memory maps, and a page that vanishes under one ends the process (SIGBUS), as
-//! for any memory-mapped tablebase. bidtb itself never does this (it writes a new file and
-//! renames it over the old one, which leaves the served map intact); restart the server to
-//! serve regenerated tables.
+//! they are memory maps. A page that vanishes under one (a truncated file) would end the
+//! process with SIGBUS; `bidtb serve` installs [`bidtb::internal::mapguard`]'s handler, so
+//! that the request reading it answers 500 and the file is refused from then on. bidtb
+//! itself never does this (it writes a new file and renames it over the old one, which
+//! leaves the served map intact); restart the server to serve regenerated tables.
 
 mod connections;
 pub mod games;
@@ -41,8 +42,8 @@ use bidtb::internal::probe::map::ValueMap;
 
 /// What every request shares: the tables, and the games under way.
 pub struct AppState {
-    /// The tables (memory maps).
-    pub tb: Tablebase,
+    /// The tables (memory maps), shared with the chip ranks' background computations.
+    pub tb: Arc<Tablebase>,
     /// The games against the engine.
     pub games: games::Games,
     /// The chip ranks the games share.
@@ -56,6 +57,8 @@ pub struct GameLimits {
     pub max: usize,
     /// How long an untouched game is kept.
     pub max_age: std::time::Duration,
+    /// How long a request waits for the chip ranks it needs before answering 503.
+    pub ranks_wait: std::time::Duration,
 }
 
 impl Default for GameLimits {
@@ -63,6 +66,7 @@ impl Default for GameLimits {
         GameLimits {
             max: 1000,
             max_age: std::time::Duration::from_secs(3600),
+            ranks_wait: std::time::Duration::from_millis(1000),
         }
     }
 }
@@ -78,12 +82,25 @@ pub fn status(e: &Error) -> StatusCode {
             StatusCode::BAD_REQUEST
         }
         Error::MissingTable { .. } | Error::MissingChips(_) => StatusCode::NOT_FOUND,
+        // Work under way (the chip ranks): ask again; the server is stopping: likewise.
+        Error::Pending(_) | Error::Interrupted(_) => StatusCode::SERVICE_UNAVAILABLE,
+        // Work the server will not start for lack of memory.
+        Error::Resources(_) => StatusCode::INSUFFICIENT_STORAGE,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
+/// Seconds a 503 asks the client to wait before asking again (`Retry-After`).
+pub const RETRY_AFTER: u64 = 2;
+
 fn error(code: StatusCode, text: impl Into<String>) -> Response {
-    (code, axum::Json(json!({"error": text.into()}))).into_response()
+    let body = axum::Json(json!({"error": text.into()}));
+    if code == StatusCode::SERVICE_UNAVAILABLE {
+        // Work under way, or a full store of games: both pass.
+        let wait = RETRY_AFTER.to_string();
+        return (code, [(header::RETRY_AFTER, wait)], body).into_response();
+    }
+    (code, body).into_response()
 }
 
 /// The most threads that run requests' work at once ([`blocking`]); more requests wait
@@ -94,12 +111,29 @@ const WORK_THREADS: usize = 64;
 /// long numbers, the engine's moves, probes and maps take CPU time that must not hold an
 /// async worker, so that one costly request cannot stall the others (`/api/boards`).
 pub(crate) async fn blocking(work: impl FnOnce() -> Response + Send + 'static) -> Response {
-    tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| {
-        error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("the request's work failed: {e}"),
-        )
-    })
+    // A table truncated under the server while this work read it: the handler gave the
+    // read zeros (`mapguard`), so the answer is withheld.
+    let guarded = move || {
+        let before = bidtb::internal::mapguard::poisonings();
+        let answer = work();
+        if bidtb::internal::mapguard::poisonings() != before {
+            return error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "a table file was truncated while this request read it (modified in place): \
+                 its answer is withheld, and the file is no longer read; replace it by rename \
+                 and restart the server",
+            );
+        }
+        answer
+    };
+    tokio::task::spawn_blocking(guarded)
+        .await
+        .unwrap_or_else(|e| {
+            error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("the request's work failed: {e}"),
+            )
+        })
 }
 
 fn answer(result: Result<serde_json::Value, Error>) -> Response {
@@ -280,12 +314,19 @@ pub fn serve(
             .map_err(|e| Error::io(&named, e))?;
         let bound = listener.local_addr().map_err(|e| Error::io(&named, e))?;
         ready(bound);
+        let tb = Arc::new(tb);
         let app = Arc::new(AppState {
-            tb,
+            tb: tb.clone(),
             games: games::Games::new(limits.max, limits.max_age),
-            ranks: Default::default(),
+            ranks: bidtb::internal::play::chips::ChipMemory::in_background(tb, limits.ranks_wait),
         });
-        connections::serve(listener, router(app), header_timeout, shutdown()).await;
+        connections::serve(listener, router(app), header_timeout, async {
+            shutdown().await;
+            // A computation of chip ranks under way is abandoned at its next sweep (its
+            // thread is not waited for: the process ends with the connections).
+            bidtb::internal::play::chips::ChipMemory::stop_all();
+        })
+        .await;
         Ok(())
     });
     // A request's work still running on the blocking pool once the connections' 5 s are

@@ -41,6 +41,12 @@ pub struct Table {
 }
 
 impl Table {
+    /// Whether a read of this table's map faulted because its file was truncated in place
+    /// (see [`crate::mapguard`]): its bytes can no longer be trusted.
+    pub fn poisoned(&self) -> bool {
+        self.bytes.poisoned()
+    }
+
     /// Open and validate a table file (see the module comment for what is checked),
     /// memory-mapped ([`Table::map`]). The file must not be modified in place while it is
     /// open (`docs/src/format.md`, *Memory maps: the contract*).
@@ -92,7 +98,7 @@ impl Table {
         // SAFETY: the map is read-only and private to this process, and the caller
         // promises that the file does not change while it is mapped.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
-        Table::validated(path, Source::Mapped(map))
+        Table::validated(path, Source::mapped(map))
     }
 
     /// A table over bytes in memory, the image of a table file, validated exactly as

@@ -686,15 +686,27 @@ fn chip_ranks_end_at_the_chip_files() {
         let graph = Graph::new(&index);
         let chips = tb.chip_table(board, m, CHIPS).unwrap();
         for side in [Side::White, Side::Black] {
-            let exits = graph.exits().iter().map(|e| {
-                let i = tb.table(board, e.material).unwrap().find(e.key).unwrap();
-                let th = tb.chip_table(board, e.material, CHIPS).unwrap().get(i);
-                let th = if e.mirrored { th.mirrored(&total) } else { th };
-                th.win_of(&total, side) as u16
-            });
-            let r = ranks(&graph, &total, side, &terminals(&total, side, exits));
+            let exits: Vec<u16> = graph
+                .exits()
+                .iter()
+                .map(|e| {
+                    let i = tb.table(board, e.material).unwrap().find(e.key).unwrap();
+                    let th = tb.chip_table(board, e.material, CHIPS).unwrap().get(i);
+                    let th = if e.mirrored { th.mirrored(&total) } else { th };
+                    th.win_of(&total, side) as u16
+                })
+                .collect();
+            let terminal = terminals(&total, side, exits.iter().copied());
+            let go = std::sync::atomic::AtomicBool::new(false);
+            let r = ranks(&graph, &total, side, &terminal, &go).unwrap();
             assert_eq!(r.len(), chips.len());
+            // Without the step's table (the step bisected), the same staircase.
+            let lean = ranks(&graph, &Total::new_lean(CHIPS), side, &terminal, &go).unwrap();
+            assert_eq!(lean.sweeps(), r.sweeps());
             for p in 0..r.len() {
+                for s in 0..=r.sweeps() {
+                    assert_eq!(lean.threshold_after(p, s), r.threshold_after(p, s));
+                }
                 assert_eq!(
                     r.threshold(p),
                     chips.get(p).win_of(&total, side),
