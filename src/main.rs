@@ -46,10 +46,20 @@ fn checked(ptr: *mut u8, size: usize) -> *mut u8 {
 
 /// An allocation failed: say so on one line and exit with status 1 instead of Rust's
 /// abort with a backtrace (status 134), which also can hang when the backtrace itself
-/// cannot allocate. Allocates nothing (the message is assembled on the stack). Tables and
+/// cannot allocate. Allocates nothing (the message is assembled on the stack); said once,
+/// however many threads fail. Tables and
 /// checkpoints are written to temporary files and renamed, so none is left half-written.
 fn out_of_memory(size: usize) -> ! {
     use std::io::Write;
+    // One line, from the first thread whose allocation fails: the others (two threads can
+    // fail at once under `ulimit -v`, and each said so) wait for the process to end.
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if SAID.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        loop {
+            // SAFETY: `pause` only waits for a signal.
+            unsafe { libc::pause() };
+        }
+    }
     let mut buf = [0u8; 256];
     let mut at = 0;
     let mut put = |bytes: &[u8]| {
