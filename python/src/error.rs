@@ -93,6 +93,7 @@ pub fn to_py(py: Python<'_>, e: Error) -> PyErr {
         | Error::Report { .. }
         | Error::Resources(_)
         | Error::Busy(_)
+        | Error::Pending(_)
         | Error::MissingChips(_)
         | Error::Uncertified(_) => bidtb_error(py, text),
     }
