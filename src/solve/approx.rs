@@ -127,7 +127,21 @@ fn backed_up(graph: &Graph, p: usize, v: impl Fn(u32) -> f64) -> f64 {
 /// Iterate until no value moves by more than `tolerance` in a sweep, or `max_sweeps`.
 /// Terminal nodes keep their values (as floating point).
 pub fn iterate(game: Game<'_>, bound: Bound, tolerance: f64, max_sweeps: u32) -> Approx {
-    iterate_switching(game, bound, tolerance, max_sweeps, FEW)
+    iterate_switching(game, bound, tolerance, max_sweeps, FEW, &|| false)
+        .expect("never asked to stop")
+}
+
+/// [`iterate`], asking `stopping` before each sweep: None once it says stop (a 6x6
+/// five-man material sweeps for a minute or more, too long for a run stopped by SIGTERM
+/// to wait; the sweeps are not kept, a resumed run sweeps again).
+pub fn iterate_unless(
+    game: Game<'_>,
+    bound: Bound,
+    tolerance: f64,
+    max_sweeps: u32,
+    stopping: &(dyn Fn() -> bool + Sync),
+) -> Option<Approx> {
+    iterate_switching(game, bound, tolerance, max_sweeps, FEW, stopping)
 }
 
 /// [`iterate`], its sweeps taking only the marked positions once at most one in `few`
@@ -138,7 +152,8 @@ fn iterate_switching(
     tolerance: f64,
     max_sweeps: u32,
     few: usize,
-) -> Approx {
+    stopping: &(dyn Fn() -> bool + Sync),
+) -> Option<Approx> {
     let graph = game.graph;
     let n = graph.positions();
     let start = bound.stuck_value().to_f64();
@@ -164,6 +179,9 @@ fn iterate_switching(
     let mut sweeps = 0;
     let mut last_change = f64::INFINITY;
     while sweeps < max_sweeps && last_change > tolerance {
+        if stopping() {
+            return None;
+        }
         let update = |p: usize| {
             let new = backed_up(graph, p, get);
             let old = f64::from_bits(cells[p].swap(new.to_bits(), Ordering::Relaxed));
@@ -218,14 +236,14 @@ fn iterate_switching(
         last_change = change;
         sweeps += 1;
     }
-    Approx {
+    Some(Approx {
         values: cells
             .into_iter()
             .map(|c| f64::from_bits(c.into_inner()))
             .collect(),
         sweeps,
         last_change,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -259,6 +277,20 @@ mod tests {
         v
     }
 
+    /// Asked to stop, the sweeps stop before the next one: after three sweeps when the
+    /// third question says so, although the values had not settled.
+    #[test]
+    fn sweeps_stop_when_asked() {
+        let graph = Graph::new(&Index::three_piece(Board::new(4, 4).unwrap()));
+        let game = Game::closed(&graph);
+        let whole = iterate(game, Bound::Alpha, 1e-15, 100_000);
+        assert!(whole.sweeps > 4, "{}", whole.sweeps);
+        let asked = std::sync::atomic::AtomicU32::new(0);
+        let stop_at_fourth = || asked.fetch_add(1, Ordering::Relaxed) >= 3;
+        assert!(iterate_unless(game, Bound::Alpha, 1e-15, 100_000, &stop_at_fourth).is_none());
+        assert_eq!(asked.load(Ordering::Relaxed), 4);
+    }
+
     /// Skipping the positions whose options did not change reaches the values that sweeping
     /// every position reaches (on the three-piece graphs of 4x4 and 5x3, from both ends),
     /// and they satisfy every equation to the tolerance: with sweeps of every position
@@ -273,7 +305,7 @@ mod tests {
                 .into_iter()
                 .flat_map(|b| [usize::MAX, 1, FEW].map(|few| (b, few)))
             {
-                let a = iterate_switching(game, bound, 1e-15, 100_000, few);
+                let a = iterate_switching(game, bound, 1e-15, 100_000, few, &|| false).unwrap();
                 assert!(
                     a.last_change <= 1e-15,
                     "{board:?} {bound:?} {few} did not settle"

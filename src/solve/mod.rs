@@ -321,10 +321,18 @@ fn first_strategies(
     bound: Bound,
     settings: &Settings,
     go_on: &dyn Fn(Event<'_>) -> Result<(), SolveError>,
+    stopping: &(dyn Fn() -> bool + Sync),
 ) -> Result<BoundState, SolveError> {
     go_on(Event::Stage("float"))?;
     let t = Instant::now();
-    let approx = approx::iterate(game, bound, settings.float_tolerance, settings.max_sweeps);
+    let approx = approx::iterate_unless(
+        game,
+        bound,
+        settings.float_tolerance,
+        settings.max_sweeps,
+        stopping,
+    )
+    .ok_or(SolveError::Stopped)?;
     let float_seconds = t.elapsed().as_secs_f64();
     go_on(Event::Stage("strategies"))?;
     let t = Instant::now();
@@ -368,7 +376,7 @@ pub fn solve_bound_kept(
     };
     let mut now = match from {
         Some(state) if state.stats.bound == bound && state.fits(graph) => state,
-        _ => first_strategies(game, bound, settings, &go_on)?,
+        _ => first_strategies(game, bound, settings, &go_on, &|| keeper.stopping())?,
     };
     if let Err(stop) = go_on(Event::Stage("exact")) {
         keeper.keep(&now.kept(EvalStateRef::default()));
