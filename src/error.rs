@@ -97,6 +97,9 @@ pub enum Error {
     /// The requested work does not fit in this machine's limits.
     #[error("{0}")]
     Resources(String),
+    /// The batch scheduler (Slurm) could not be reached or refused a request.
+    #[error("{0}")]
+    Scheduler(String),
     /// Arguments that do not go together.
     #[error("{0}")]
     Usage(String),

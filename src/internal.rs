@@ -10,6 +10,8 @@ pub mod boundary;
 pub mod certificate;
 #[path = "chips/mod.rs"]
 pub mod chips;
+#[path = "cluster/mod.rs"]
+pub mod cluster;
 #[path = "container.rs"]
 pub mod container;
 #[path = "dirlock.rs"]

@@ -92,6 +92,7 @@ pub fn to_py(py: Python<'_>, e: Error) -> PyErr {
         | Error::Checkpoint { .. }
         | Error::Report { .. }
         | Error::Resources(_)
+        | Error::Scheduler(_)
         | Error::Busy(_)
         | Error::Pending(_)
         | Error::MissingChips(_)

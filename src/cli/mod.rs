@@ -17,6 +17,7 @@ macro_rules! note {
 
 mod atlas;
 mod chips;
+mod cluster;
 mod dump;
 mod generate;
 mod map;
@@ -199,6 +200,10 @@ enum Command {
     /// An export for other programs; two tables (of two builds or format versions) of one
     /// material compare position by position with diff.
     Dump(dump::Args),
+    /// Run a request's jobs on a Slurm cluster, one job per material with dependencies,
+    /// memory and time requests, and resume (docs/src/guide/cluster.md): `cluster submit`,
+    /// `cluster status`, and `cluster job` (what each job runs).
+    Cluster(cluster::Args),
 }
 
 /// The first paragraph of `upgrade --help` (and its line in `bidtb --help`).
@@ -364,6 +369,7 @@ pub fn main() -> ExitCode {
         Command::Verify(args) => verify::main(args),
         Command::Upgrade(args) => upgrade::main(args),
         Command::Dump(args) => dump::main(args),
+        Command::Cluster(args) => cluster::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

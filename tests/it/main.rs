@@ -13,6 +13,7 @@ mod certificate;
 mod chips;
 mod chips_reference;
 mod cli;
+mod cluster;
 mod docs;
 mod explorer;
 mod fuzz;
