@@ -7,7 +7,8 @@ Usage: scripts/cluster-record.py BOARD PIECES [OUT]   (e.g. scripts/cluster-reco
 Needs a running Slurm (scripts/slurm-local start) and the release build. The cluster run's
 figures: wall time from the first submission to the last table, the jobs' own run times
 (scontrol's StartTime to EndTime, summed), and the scheduler's latency: for each job, the
-seconds from the end of the last job it waited for (or from the submission) to its start.
+seconds from the end of the last job it waited for (or from the submission) to its start
+(the scheduler's latency and the queue for the node's cores together).
 Run it alone on the machine: its times are the record.
 """
 import datetime
@@ -91,10 +92,11 @@ def main():
         "command": f"scripts/cluster-record.py {board} {pieces}",
         "caption": f"The {len(sent)} tables of the two runs are identical byte for byte. "
                    "Jobs' own seconds: scontrol's StartTime to EndTime of each job, summed; "
-                   "scheduler wait: from the end of the last job a job waited for (or the "
-                   "submission) to its start.",
+                   "wait: from the end of the last job a job waited for (or the submission) "
+                   "to its start, the scheduler's latency and the queue for the node's cores "
+                   "together.",
         "columns": ["run", "jobs", "wall (s)", "jobs' own seconds, summed",
-                    "scheduler wait per job, median / max (s)"],
+                    "wait per job, median / max (s)"],
         "rows": [
             ["one `bidtb generate`", 1, f"{one_run:.1f}", "–", "–"],
             ["`bidtb cluster submit`", len(sent), f"{cluster_wall:.1f}",
