@@ -274,13 +274,36 @@ pub fn violations(g: &impl Imaged, graph: &Graph) -> Vec<u32> {
 /// Level of a node never reached by a closure.
 pub const UNREACHED: u32 = u32::MAX;
 
-/// The nodes of `options` whose guess equals that of `best`.
-fn ties(g: &impl Imaged, options: &[u32], best: u32) -> Vec<u32> {
-    options
-        .iter()
-        .copied()
-        .filter(|&t| cmp_guess(g, t as usize, best as usize) == Ordering::Equal)
-        .collect()
+/// Positions a run of the certificate's pass takes at once ([`certify_knowing`]).
+const RUN: usize = 4096;
+
+/// One side's ties of a run of positions, in one flat list: position k of the run's ties
+/// end at `ends[k]` in `targets`.
+#[derive(Default)]
+struct Ties {
+    targets: Vec<u32>,
+    ends: Vec<u32>,
+}
+
+impl Ties {
+    /// The next position's ties: the nodes of `options` whose guess equals that of `best`.
+    fn push_ties(&mut self, g: &impl Imaged, options: &[u32], best: u32) {
+        self.targets.extend(
+            options
+                .iter()
+                .filter(|&&t| cmp_guess(g, t as usize, best as usize) == Ordering::Equal),
+        );
+        self.ends.push(self.targets.len() as u32);
+    }
+}
+
+/// What the certificate's pass finds in a run of [`RUN`] positions.
+#[derive(Default)]
+struct Run {
+    white: Ties,
+    black: Ties,
+    violations: Vec<u32>,
+    quiescent: Vec<u32>,
 }
 
 /// Where the closures start: the level of each terminal node (in node order after the
@@ -442,22 +465,47 @@ fn certify_knowing(
     known: &(dyn Fn(usize) -> Option<bool> + Sync),
 ) -> Certificate {
     let positions = graph.positions();
-    let per_position: Vec<(Vec<u32>, Vec<u32>, bool, bool)> = (0..positions)
+    // Runs of positions, each pass's ties in flat lists: two lists of every position
+    // would cost two allocations and 56 bytes a position (a gigabyte for 6x6 five men).
+    let runs: Vec<Run> = (0..positions.div_ceil(RUN))
         .into_par_iter()
-        .map(|p| {
-            let (wl, bl) = (graph.white(p), graph.black(p));
-            let (w, b) = (greedy_max(g, wl), greedy_min(g, bl));
-            let violated = known(p).unwrap_or_else(|| {
-                image_violation(g, p, w as usize, b as usize)
-                    || !equation_holds_with(g, p, w as usize, b as usize)
-            });
-            let quiescent = cmp_guess(g, w as usize, b as usize) == Ordering::Equal;
-            (ties(g, wl, w), ties(g, bl, b), violated, quiescent)
+        .map(|r| {
+            let mut run = Run::default();
+            for p in r * RUN..((r + 1) * RUN).min(positions) {
+                let (wl, bl) = (graph.white(p), graph.black(p));
+                let (w, b) = (greedy_max(g, wl), greedy_min(g, bl));
+                let violated = known(p).unwrap_or_else(|| {
+                    image_violation(g, p, w as usize, b as usize)
+                        || !equation_holds_with(g, p, w as usize, b as usize)
+                });
+                if violated {
+                    run.violations.push(p as u32);
+                }
+                if cmp_guess(g, w as usize, b as usize) == Ordering::Equal {
+                    run.quiescent.push(p as u32);
+                }
+                run.white.push_ties(g, wl, w);
+                run.black.push_ties(g, bl, b);
+            }
+            run
         })
         .collect();
-    let ends = || graph.terminals().map(|_| &[][..]);
-    let greedy_white = Adjacency::from_lists(per_position.iter().map(|x| &x.0[..]).chain(ends()));
-    let greedy_black = Adjacency::from_lists(per_position.iter().map(|x| &x.1[..]).chain(ends()));
+    let greedy = |side: fn(&Run) -> &Ties| {
+        let mut offsets = Vec::with_capacity(graph.nodes() + 1);
+        offsets.push(0u32);
+        let mut targets = Vec::with_capacity(runs.iter().map(|r| side(r).targets.len()).sum());
+        for run in &runs {
+            let ties = side(run);
+            let base = targets.len() as u32;
+            offsets.extend(ties.ends.iter().map(|&e| base + e));
+            targets.extend_from_slice(&ties.targets);
+        }
+        // The terminal nodes have no options.
+        let end = targets.len() as u32;
+        offsets.extend(graph.terminals().map(|_| end));
+        Adjacency::from_parts(offsets, targets)
+    };
+    let (greedy_white, greedy_black) = (greedy(|r| &r.white), greedy(|r| &r.black));
     let (white_levels, black_levels) = rayon::join(
         || closure(graph, &greedy_white, graph.black_adjacency(), &start.white),
         || closure(graph, &greedy_black, graph.white_adjacency(), &start.black),
@@ -468,12 +516,13 @@ fn certify_knowing(
             .map(|p| p as u32)
             .collect::<Vec<_>>()
     };
+    let gather = |side: fn(&Run) -> &Vec<u32>| runs.iter().flat_map(side).copied().collect();
     Certificate {
-        violations: pick(&|p| per_position[p].2),
+        violations: gather(|r| &r.violations),
         // The levels first: a value is read only where its position is outside T or T′.
         alpha_failures: pick(&|p| white_levels[p] == UNREACHED && !g.value(p).is_zero()),
         beta_failures: pick(&|p| black_levels[p] == UNREACHED && !g.value(p).is_one()),
-        quiescent: pick(&|p| per_position[p].3),
+        quiescent: gather(|r| &r.quiescent),
         white_levels,
         black_levels,
     }

@@ -237,7 +237,6 @@ fn en_passant_by_hand_on_3x5() {
 /// the transposed position on 4x3. `generate` makes `args` on both boards; every position
 /// of the `materials` is checked. Returns the positions checked (mirrored, transposed).
 fn mirror_and_transpose(args: &[&str], materials: &[Material]) -> (usize, usize) {
-    use bidtb::internal::index::MaterialIndex;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
     for board in ["3x4", "4x3"] {
@@ -248,8 +247,18 @@ fn mirror_and_transpose(args: &[&str], materials: &[Material]) -> (usize, usize)
         let (code, _, stderr) = common::bidtb(&full);
         assert_eq!(code, 0, "{stderr}");
     }
-    let tb = Tablebase::open(Path::new(out)).unwrap();
-    let (a, b): (Board, Board) = ("3x4".parse().unwrap(), "4x3".parse().unwrap());
+    let boards = ("3x4".parse().unwrap(), "4x3".parse().unwrap());
+    check_mirror_and_transpose(Path::new(out), boards, materials)
+}
+
+/// [`mirror_and_transpose`] on the tables in `out` of boards `a` and `b` (its transpose).
+fn check_mirror_and_transpose(
+    out: &Path,
+    (a, b): (Board, Board),
+    materials: &[Material],
+) -> (usize, usize) {
+    use bidtb::internal::index::MaterialIndex;
+    let tb = Tablebase::open(out).unwrap();
     let bounds = |board: Board, p: &bidtb::Position| {
         let e = tb.entry(board, p).unwrap();
         let beta = e.beta.clone().unwrap_or_else(|| e.value.clone());
@@ -315,6 +324,21 @@ fn five_men_transposed_boards() {
     // Self-mirror pawnless materials below five men: KvK, KQvKQ, KRvKR, KBvKB, KNvKN.
     assert!(mirrored > 0, "{mirrored}");
     assert!(transposed > 1_000_000, "{transposed}");
+}
+
+/// The same on 4x5 and 5x4, from tables made by `scripts/five-men.sh 4x5 DIR` and
+/// `scripts/five-men.sh 5x4 DIR` (about 20 minutes together): every pawnless position up to
+/// five men on 4x5 has the values of its transpose on 5x4. Run with
+/// `BIDTB_TABLES_4X5=DIR cargo test --release -- --ignored five_men_transposed_on_4x5`.
+#[test]
+#[ignore = "needs the 4x5 and 5x4 five-man tables (BIDTB_TABLES_4X5)"]
+fn five_men_transposed_on_4x5_and_5x4() {
+    let dir = std::env::var("BIDTB_TABLES_4X5").expect("BIDTB_TABLES_4X5=DIR");
+    let pawnless: Vec<Material> = all_five().into_iter().filter(|m| !m.has_pawns()).collect();
+    let boards = ("4x5".parse().unwrap(), "5x4".parse().unwrap());
+    let (_, transposed) = check_mirror_and_transpose(Path::new(&dir), boards, &pawnless);
+    eprintln!("{transposed} pawnless positions agree on 4x5 and 5x4");
+    assert!(transposed > 10_000_000, "{transposed}");
 }
 
 /// Every reader answers a five-man position (issue 63): on 3x4 tables of KRBvKN (and what
