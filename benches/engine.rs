@@ -149,9 +149,9 @@ fn solve_8x8(c: &mut Criterion) {
     });
     // The certificate alone, on the exact values: its pass over every position (greedy
     // moves, ties, the equation) and the two closures.
-    let solved = solve::solve_bound(game, Bound::Alpha, &settings, &go_on)
-        .ok()
-        .expect("8x8 solves");
+    let Ok(solved) = solve::solve_bound(game, Bound::Alpha, &settings, &go_on) else {
+        panic!("8x8 solves")
+    };
     g.bench_function("certificate 8x8", |b| {
         b.iter(|| bidtb::internal::certificate::certify_from(&solved.values, &graph, game.start))
     });
