@@ -25,8 +25,16 @@ dir=$work/$board
 "$bin" "${run[@]}" --out "$work" --checkpoint-seconds 2 2>/dev/null &
 pid=$!
 five_man_checkpoint() {
-    # A saved solve of a material with five men (three pieces besides the kings).
-    ls "$dir"/solve-*.ckpt 2>/dev/null | grep -E 'solve-K([QRBNP]{3}vK|[QRBNP]{2}vK[QRBNP]|[QRBNP]vK[QRBNP]{2})\.ckpt' | head -n 1
+    # A saved solve of a material with five men (three pieces besides the kings) whose
+    # table is not made yet: the material under way (finished ones keep their checkpoint
+    # files until the run ends).
+    local c m
+    for c in $(ls "$dir"/solve-*.ckpt 2>/dev/null \
+        | grep -E 'solve-K([QRBNP]{3}vK|[QRBNP]{2}vK[QRBNP]|[QRBNP]vK[QRBNP]{2})\.ckpt'); do
+        m=$(basename "$c" .ckpt)
+        m=${m#solve-}
+        [[ -e "$dir/$m.bidtb" ]] || { echo "$c"; return; }
+    done
 }
 until [[ $(ls "$dir"/*.bidtb 2>/dev/null | wc -l) -ge $at && -n "$(five_man_checkpoint)" ]]; do
     if ! kill -0 "$pid" 2>/dev/null; then

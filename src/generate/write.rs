@@ -503,6 +503,13 @@ impl Store for TableStore {
             }
             return Err(Error::Uncertified(text));
         }
+        // The job's tables are written: its checkpoint, if it saved one, is of no more use
+        // (a resumed run keeps the tables), and on large boards it holds hundreds of
+        // megabytes, which a long run would otherwise keep to its end.
+        if written > 0 {
+            let materials: Vec<Material> = sol.classes.iter().map(|(m, _)| *m).collect();
+            let _ = std::fs::remove_file(crate::solve::checkpoint::path(&self.dir, &materials));
+        }
         Ok(())
     }
 }

@@ -811,3 +811,68 @@ fn a_stop_between_jobs_interrupts_the_run_before_the_next() {
     );
     assert_eq!((stopped[0].n, stopped[0].checkpoint.as_deref()), (0, None));
 }
+
+/// A job's checkpoint goes once its table is written, not at the end of the run: a long
+/// run (6x6 five men) would otherwise keep every finished job's saved state on disk. 6x6
+/// KRvKN and KBvKN, one after the other, save every second; while the run goes on, a
+/// material whose table has been there for a while has no checkpoint left, and one of them
+/// was seen with a checkpoint before its table came (so the check is not empty).
+#[test]
+fn a_finished_jobs_checkpoint_goes_with_its_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = dir.path().join("6x6");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bidtb"))
+        .args([
+            "generate",
+            "--board",
+            "6x6",
+            "--method",
+            "solve",
+            "--material",
+            "KRvKN,KBvKN",
+            "--jobs",
+            "1",
+            "--checkpoint-seconds",
+            "1",
+            "-q",
+            "--out",
+        ])
+        .arg(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (mut saved_then_made, mut checked) = (false, 0);
+    let mut seen_saved: Vec<String> = Vec::new();
+    while child.try_wait().unwrap().is_none() {
+        for m in ["KRvKN", "KBvKN"] {
+            let (table, ckpt) = (
+                board.join(format!("{m}.bidtb")),
+                board.join(format!("solve-{m}.ckpt")),
+            );
+            if !table.exists() && ckpt.exists() && !seen_saved.contains(&m.to_string()) {
+                seen_saved.push(m.to_string());
+            }
+            if table.exists() {
+                // Give the writer a moment between the table's rename and the removal.
+                std::thread::sleep(Duration::from_millis(300));
+                if child.try_wait().unwrap().is_some() {
+                    break;
+                }
+                assert!(
+                    !ckpt.exists(),
+                    "{m}'s checkpoint is still there while the run goes on"
+                );
+                checked += 1;
+                saved_then_made |= seen_saved.contains(&m.to_string());
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(child.wait().unwrap().success());
+    assert!(
+        saved_then_made && checked > 0,
+        "no material was seen saved and then made while the run went on ({seen_saved:?}, \
+         {checked} checks)"
+    );
+}
