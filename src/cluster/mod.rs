@@ -92,13 +92,10 @@ pub fn is_done(shared: &Path, board: Board, m: &str) -> bool {
     if !record.is_file() {
         return false;
     }
-    match crate::table::Table::open(&table) {
-        Ok(t) => {
-            let info = t.info();
-            info.certified() && info.board == board && info.material.to_string() == m
-        }
-        Err(_) => false,
-    }
+    let Ok(material) = m.parse() else {
+        return false;
+    };
+    crate::table::Table::open_certified(&table, board, material).is_ok()
 }
 
 /// Quote `s` for a POSIX shell where it needs it.

@@ -258,23 +258,7 @@ impl TableStore {
 
     /// The table of `m` if it opens and is a certified table of `m` on this board.
     fn usable(&self, m: Material) -> Result<Table, Error> {
-        let path = self.path(m);
-        let t = Table::open(&path)?;
-        let info = t.info();
-        let wrong = |why: String| Error::Table {
-            path: path.display().to_string(),
-            reason: why,
-        };
-        if info.board != self.board || info.material != m {
-            return Err(wrong(format!(
-                "holds {} on {}, not {m} on {}",
-                info.material, info.board, self.board
-            )));
-        }
-        if !info.certified() {
-            return Err(wrong("its values are not certified".into()));
-        }
-        Ok(t)
+        Table::open_certified(self.path(m), self.board, m)
     }
 }
 

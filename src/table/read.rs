@@ -61,6 +61,33 @@ impl Table {
         unsafe { Table::map(path) }
     }
 
+    /// Open a table file ([`Table::open`]) that must hold certified values of `material`
+    /// on `board`: a table of another material or board, or one whose values are not
+    /// certified, is an [`Error::Table`] saying which.
+    pub fn open_certified(
+        path: impl AsRef<Path>,
+        board: crate::geometry::Board,
+        material: crate::material::Material,
+    ) -> Result<Table, Error> {
+        let path = path.as_ref();
+        let t = Table::open(path)?;
+        let info = t.info();
+        let wrong = |why: String| Error::Table {
+            path: path.display().to_string(),
+            reason: why,
+        };
+        if info.board != board || info.material != material {
+            return Err(wrong(format!(
+                "holds {} on {}, not {material} on {board}",
+                info.material, info.board
+            )));
+        }
+        if !info.certified() {
+            return Err(wrong("its values are not certified".into()));
+        }
+        Ok(t)
+    }
+
     /// Map a table file into memory, read-only, and validate it exactly as
     /// [`Table::from_bytes`] validates bytes in memory; reads then go to the map, never
     /// copying it.
