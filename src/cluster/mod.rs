@@ -17,6 +17,7 @@
 
 pub mod slurm;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
@@ -335,6 +336,15 @@ pub fn check_fits(
     )))
 }
 
+/// The jobs `job` waits for: those in `ids` (a job id, or a shell variable in a dry run,
+/// per material) of the materials it needs.
+fn waits_for(job: &Planned, ids: &HashMap<&str, String>) -> Vec<String> {
+    job.needs
+        .iter()
+        .filter_map(|n| ids.get(n.as_str()).cloned())
+        .collect()
+}
+
 /// What one submission did per material.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Submitted {
@@ -359,7 +369,7 @@ pub fn submit_all(
     requests: &Requests,
     submit: &mut dyn FnMut(&[String]) -> Result<String, Error>,
 ) -> Result<Vec<Submitted>, Error> {
-    let mut ids: std::collections::HashMap<&str, String> = std::collections::HashMap::new();
+    let mut ids: HashMap<&str, String> = HashMap::new();
     let mut out = Vec::new();
     for (job, standing) in jobs.iter().zip(standings) {
         let m = job.material.as_str();
@@ -367,11 +377,7 @@ pub fn submit_all(
             State::Done => ("done", None, vec![]),
             State::Queued { job: id, .. } => ("queued", Some(id.clone()), vec![]),
             _ => {
-                let after: Vec<String> = job
-                    .needs
-                    .iter()
-                    .filter_map(|n| ids.get(n.as_str()).cloned())
-                    .collect();
+                let after = waits_for(job, &ids);
                 let dir = job_dir(shared, board, m);
                 crate::dirlock::ensure_dir(&dir)?;
                 let id = submit(&sbatch_args(shared, board, job, requests, &after))?;
@@ -402,7 +408,7 @@ pub fn dry_run(
     requests: &Requests,
 ) -> Vec<String> {
     let mut lines = Vec::new();
-    let mut known: std::collections::HashMap<&str, String> = std::collections::HashMap::new();
+    let mut known: HashMap<&str, String> = HashMap::new();
     for (job, standing) in jobs.iter().zip(standings) {
         let m = job.material.as_str();
         match &standing.state {
@@ -412,11 +418,7 @@ pub fn dry_run(
                 known.insert(m, id.clone());
             }
             _ => {
-                let after: Vec<String> = job
-                    .needs
-                    .iter()
-                    .filter_map(|n| known.get(n.as_str()).cloned())
-                    .collect();
+                let after = waits_for(job, &known);
                 let args: Vec<String> = sbatch_args(shared, board, job, requests, &after)
                     .iter()
                     .map(|a| {
