@@ -58,14 +58,42 @@ fn json(args: &[&str]) -> serde_json::Value {
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"))
 }
 
+/// The arguments that name a request: `--board BOARD`, `which` (`--pieces N` or
+/// `--material M`), `--out OUT`.
+fn request<'a>(board: &'a str, which: [&'a str; 2], out: &'a Path) -> [&'a str; 6] {
+    let out = out.to_str().unwrap();
+    ["--board", board, which[0], which[1], "--out", out]
+}
+
+/// The rows of a JSON answer (`cluster status` or `cluster submit`).
+fn rows(answer: &serde_json::Value) -> &[serde_json::Value] {
+    answer.as_array().unwrap()
+}
+
+/// The row of material `m` in a JSON answer.
+fn row(answer: &serde_json::Value, m: &str) -> serde_json::Value {
+    rows(answer)
+        .iter()
+        .find(|r| r["material"] == m)
+        .unwrap_or_else(|| panic!("no row of {m}: {answer}"))
+        .clone()
+}
+
+/// The strings of a JSON array.
+fn strings(list: &serde_json::Value) -> Vec<String> {
+    rows(list)
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect()
+}
+
 /// `cluster status --json` until every material is done (or `until` says stop), failing
 /// on a failed job or after `seconds`.
 fn wait(request: &[&str], seconds: u64, until: &dyn Fn(&serde_json::Value) -> bool) {
     let start = Instant::now();
     loop {
         let status = json(&[&["cluster", "status", "--json"], request].concat());
-        let rows = status.as_array().unwrap();
-        if let Some(f) = rows.iter().find(|r| r["state"] == "failed") {
+        if let Some(f) = rows(&status).iter().find(|r| r["state"] == "failed") {
             let log = std::fs::read_to_string(f["log"].as_str().unwrap()).unwrap_or_default();
             panic!("a job failed: {f}\n{log}");
         }
@@ -81,11 +109,7 @@ fn wait(request: &[&str], seconds: u64, until: &dyn Fn(&serde_json::Value) -> bo
 }
 
 fn all_done(status: &serde_json::Value) -> bool {
-    status
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|r| r["state"] == "done")
+    rows(status).iter().all(|r| r["state"] == "done")
 }
 
 /// The ids each material was submitted under, oldest first.
@@ -162,24 +186,15 @@ fn cluster_jobs_make_the_tables_of_one_run() {
     let dir = tempfile::tempdir().unwrap();
     let (shared, whole) = (dir.path().join("shared"), dir.path().join("whole"));
     let _cancel = Jobs(&shared);
-    let request = [
-        "--board",
-        "4x4",
-        "--pieces",
-        "4",
-        "--out",
-        shared.to_str().unwrap(),
-    ];
+    let request = request("4x4", ["--pieces", "4"], &shared);
     let sent = json(&[&["cluster", "submit", "--json"], &request[..]].concat());
-    let sent = sent.as_array().unwrap();
+    let sent = rows(&sent);
     assert_eq!(sent.len(), 36);
     assert!(sent.iter().all(|s| s["action"] == "submitted"), "{sent:?}");
     // Submitting again while they wait or run sends nothing twice.
     let again = json(&[&["cluster", "submit", "--json"], &request[..]].concat());
     assert!(
-        again
-            .as_array()
-            .unwrap()
+        rows(&again)
             .iter()
             .all(|s| s["action"] == "queued" || s["action"] == "done"),
         "{again}"
@@ -208,22 +223,15 @@ fn cluster_jobs_make_the_tables_of_one_run() {
     let plan = json(&[
         "generate", "--board", "4x4", "--pieces", "4", "--method", "solve", "--plan", "--json",
     ]);
-    for (job, s) in plan.as_array().unwrap().iter().zip(sent) {
+    for (job, s) in rows(&plan).iter().zip(sent) {
         let m = job["material"].as_str().unwrap();
         assert_eq!(s["material"], m);
         let id = &ids(&shared, "4x4", m)[0];
         let (start, _) = slurm::job_times(id).expect("scontrol knows the job");
-        let mut after: Vec<String> = s["after"]
-            .as_array()
-            .unwrap()
+        let mut after = strings(&s["after"]);
+        let mut needs: Vec<String> = strings(&job["needs"])
             .iter()
-            .map(|a| a.as_str().unwrap().to_string())
-            .collect();
-        let mut needs: Vec<String> = job["needs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|n| ids(&shared, "4x4", n.as_str().unwrap())[0].clone())
+            .map(|n| ids(&shared, "4x4", n)[0].clone())
             .collect();
         after.sort();
         needs.sort();
@@ -239,11 +247,7 @@ fn cluster_jobs_make_the_tables_of_one_run() {
     // Done means done: a third submission sends nothing.
     let third = json(&[&["cluster", "submit", "--json"], &request[..]].concat());
     assert!(
-        third
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|s| s["action"] == "done"),
+        rows(&third).iter().all(|s| s["action"] == "done"),
         "{third}"
     );
 }
@@ -257,14 +261,7 @@ fn a_job_cancelled_inside_its_material_resumes_to_identical_tables() {
     let (shared, whole) = (dir.path().join("shared"), dir.path().join("whole"));
     let _cancel = Jobs(&shared);
     // 5x5 KRBvKN takes about 15 s on one core, and saves its state every second.
-    let request = [
-        "--board",
-        "5x5",
-        "--material",
-        "KRBvKN",
-        "--out",
-        shared.to_str().unwrap(),
-    ];
+    let request = request("5x5", ["--material", "KRBvKN"], &shared);
     let submit = [
         &["cluster", "submit", "--json", "--checkpoint-seconds", "1"],
         &request[..],
@@ -280,41 +277,29 @@ fn a_job_cancelled_inside_its_material_resumes_to_identical_tables() {
             "no checkpoint of KRBvKN after 600 s"
         );
         let status = json(&[&["cluster", "status", "--json"], &request[..]].concat());
-        let krbvkn = status
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["material"] == "KRBvKN")
-            .unwrap()
-            .clone();
         assert_ne!(
-            krbvkn["state"], "done",
+            row(&status, "KRBvKN")["state"],
+            "done",
             "KRBvKN ended before it was cancelled"
         );
         std::thread::sleep(Duration::from_millis(100));
     }
     let id = ids(&shared, "5x5", "KRBvKN")[0].clone();
     slurm::cancel(std::slice::from_ref(&id)).unwrap();
-    let status_of = |status: &serde_json::Value| {
-        status
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["material"] == "KRBvKN")
-            .unwrap()
-            .clone()
-    };
     let start = Instant::now();
     let cancelled = loop {
         let (code, out, err) =
             common::bidtb(&[&["cluster", "status", "--json"], &request[..]].concat());
         assert_eq!(code, 0, "{err}");
-        let row = status_of(&serde_json::from_str(&out).unwrap());
-        if row["state"] == "failed" {
-            break row;
+        let krbvkn = row(&serde_json::from_str(&out).unwrap(), "KRBvKN");
+        if krbvkn["state"] == "failed" {
+            break krbvkn;
         }
-        assert_ne!(row["state"], "done", "KRBvKN finished although cancelled");
-        assert!(start.elapsed() < Duration::from_secs(120), "{row}");
+        assert_ne!(
+            krbvkn["state"], "done",
+            "KRBvKN finished although cancelled"
+        );
+        assert!(start.elapsed() < Duration::from_secs(120), "{krbvkn}");
         std::thread::sleep(Duration::from_millis(300));
     };
     assert!(
@@ -327,9 +312,7 @@ fn a_job_cancelled_inside_its_material_resumes_to_identical_tables() {
     assert_eq!(cancelled["checkpoint"], true, "{cancelled}");
     // Submitted again: only KRBvKN goes, and it resumes.
     let again = json(&submit);
-    let sent: Vec<&str> = again
-        .as_array()
-        .unwrap()
+    let sent: Vec<&str> = rows(&again)
         .iter()
         .filter(|s| s["action"] == "submitted")
         .map(|s| s["material"].as_str().unwrap())
@@ -359,9 +342,7 @@ fn a_job_cancelled_inside_its_material_resumes_to_identical_tables() {
         log.contains("resum"),
         "the second job did not resume: {log}"
     );
-    let materials: Vec<String> = again
-        .as_array()
-        .unwrap()
+    let materials: Vec<String> = rows(&again)
         .iter()
         .map(|s| s["material"].as_str().unwrap().to_string())
         .collect();
