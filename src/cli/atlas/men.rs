@@ -157,10 +157,57 @@ fn write_lists(
         ("quiescent", report::QUIESCENT_HEADING, quiescent),
     ];
     for (name, heading, body) in lists {
-        let path = dir.join(list_name(name, args.pieces));
-        atomic::write_output(&path, format!("{heading}{body}").as_bytes())?;
+        let file = list_name(name, args.pieces);
+        let whole = format!(
+            "{board}/{name}.txt beside the tables: bidtb generate --board {board} --pieces {} \
+             --method solve writes it",
+            args.pieces
+        );
+        let path = dir.join(&file);
+        let text = format!("{heading}{}", fit_list(body, LIST_LIMIT, &whole));
+        atomic::write_output(&path, text.as_bytes())?;
     }
     Ok(())
+}
+
+/// The most bytes of a list the atlas writes (its directory, docs/atlas in this
+/// repository, is committed): 5x5's five-man list of α < β alone would be about 60 MB.
+const LIST_LIMIT: usize = 1 << 20;
+
+/// A list's lines (`material placement …`, a material's lines together) as the atlas writes
+/// them: all of them where they fit in `limit` bytes; else the first lines of every
+/// material, an equal share of `limit` each, after a line saying how many of how many and
+/// where the whole list is (`whole`).
+fn fit_list(body: &str, limit: usize, whole: &str) -> String {
+    if body.len() <= limit {
+        return body.to_string();
+    }
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for line in body.lines() {
+        let material = line.split(' ').next().unwrap_or("");
+        match groups.last_mut() {
+            Some((m, lines)) if *m == material => lines.push(line),
+            _ => groups.push((material, vec![line])),
+        }
+    }
+    let share = limit / groups.len();
+    let (mut kept, mut out) = (0, String::new());
+    for (_, lines) in &groups {
+        let mut used = 0;
+        for line in lines {
+            used += line.len() + 1;
+            if used > share {
+                break;
+            }
+            out.push_str(line);
+            out.push('\n');
+            kept += 1;
+        }
+    }
+    let total = body.lines().count();
+    format!(
+        "# {kept} of {total} lines, the first of each material (the whole list: {whole})\n{out}"
+    )
 }
 
 /// The file of a board's list `name` in the atlas of `men` men: `alpha-below-beta.txt`
@@ -491,4 +538,37 @@ pub(super) fn run(args: &Args, boards: &[Board]) -> Result<(), (u8, Error)> {
         skipped.len()
     ));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit_list;
+
+    #[test]
+    fn a_list_that_fits_is_written_whole() {
+        let body = "KRvK a b\nKRvK c d\nKQvK e f\n";
+        assert_eq!(fit_list(body, body.len(), "there"), body);
+    }
+
+    #[test]
+    fn a_long_list_keeps_the_first_lines_of_every_material() {
+        // Three materials of 9-byte lines ("KRvK 000\n"), a share of 20 bytes each: the
+        // first two lines of each.
+        let mut body = String::new();
+        for (m, n) in [("KRvK", 10), ("KQvK", 3), ("KBvK", 1)] {
+            for i in 0..n {
+                body += &format!("{m} {i:03}\n");
+            }
+        }
+        let out = fit_list(&body, 60, "elsewhere");
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines[0],
+            "# 5 of 14 lines, the first of each material (the whole list: elsewhere)"
+        );
+        assert_eq!(
+            &lines[1..],
+            ["KRvK 000", "KRvK 001", "KQvK 000", "KQvK 001", "KBvK 000"]
+        );
+    }
 }
