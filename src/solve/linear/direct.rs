@@ -45,8 +45,14 @@ const FILL_PER_ROW: usize = 48;
 
 /// The exact solution `X` of `rows · X = c` (integers `c`, of any length), as fractions
 /// with short denominators; `None` where the elimination gives up (fill beyond its bound,
-/// or a pivot that is not positive, as in a singular system).
-pub(super) fn solve(rows: &[Row], c: &[BigInt]) -> Option<Vec<Fraction>> {
+/// or a pivot that is not positive, as in a singular system) or `stopping` says stop
+/// (asked at every pivot and every row it goes into: a large system's elimination takes
+/// minutes, and one pivot of long rows seconds).
+pub(super) fn solve(
+    rows: &[Row],
+    c: &[BigInt],
+    stopping: &dyn Fn() -> bool,
+) -> Option<Vec<Fraction>> {
     let m = rows.len();
     let mut eqs: Vec<Equation> = rows
         .iter()
@@ -73,14 +79,22 @@ pub(super) fn solve(rows: &[Row], c: &[BigInt]) -> Option<Vec<Fraction>> {
             }
         })
         .collect();
-    let order = eliminate(&mut eqs, m * FILL_PER_ROW + 4096)?;
-    Some(substitute_back(&eqs, &order))
+    let order = eliminate(&mut eqs, m * FILL_PER_ROW + 4096, stopping)?;
+    substitute_back(&eqs, &order, stopping)
 }
+
+/// How many back substitutions pass between two questions to `stopping`.
+const STOP_POLL: usize = 64;
 
 /// Eliminate every position from the rows that use it, in Markowitz's order, keeping
 /// each pivot's own row (in terms of the positions eliminated after it). Returns the
-/// order; `None` past `fill_limit` nonzero terms or at a pivot that is not positive.
-fn eliminate(eqs: &mut [Equation], fill_limit: usize) -> Option<Vec<u32>> {
+/// order; `None` past `fill_limit` nonzero terms, at a pivot that is not positive, or
+/// when `stopping` says stop.
+fn eliminate(
+    eqs: &mut [Equation],
+    fill_limit: usize,
+    stopping: &dyn Fn() -> bool,
+) -> Option<Vec<u32>> {
     let m = eqs.len();
     // users[k]: the rows not yet eliminated whose terms name k.
     let mut users: Vec<HashSet<u32>> = vec![HashSet::new(); m];
@@ -109,7 +123,7 @@ fn eliminate(eqs: &mut [Equation], fill_limit: usize) -> Option<Vec<u32>> {
             heap.push(std::cmp::Reverse((now, k as u32)));
             continue;
         }
-        if !eqs[k].den.is_positive() {
+        if !eqs[k].den.is_positive() || stopping() {
             return None;
         }
         done[k] = true;
@@ -123,6 +137,10 @@ fn eliminate(eqs: &mut [Equation], fill_limit: usize) -> Option<Vec<u32>> {
         let mut using: Vec<u32> = users[k].drain().collect();
         using.sort_unstable();
         for p in using {
+            // A pivot used by many long rows takes seconds: asked once a row too.
+            if stopping() {
+                return None;
+            }
             let p = p as usize;
             let before = eqs[p].terms.len();
             let added = substitute(&mut eqs[p], p as u32, k as u32, &pivot);
@@ -185,11 +203,18 @@ fn substitute(eq: &mut Equation, p: u32, k: u32, pivot: &Equation) -> Vec<u32> {
         }
     }
     let mut beta = &eq.beta * &pivot.den + &a_pk * &pivot.beta;
-    // The content: the gcd of the short numbers, then with the long beta (a remainder by
-    // a short number and a short gcd).
-    let mut g = merged.iter().fold(den.abs(), |g, (_, a)| g.gcd(a));
-    if !g.is_zero() {
-        g = g.gcd(&(&beta % &g));
+    // The content: the gcd of the coefficients (short at first, longer as the row fills;
+    // once it is 1 it stays 1), then with the long beta (a remainder by the content and a
+    // gcd of that size).
+    let mut g = den.abs();
+    for (_, a) in &merged {
+        if g.is_one() {
+            break;
+        }
+        g = gcd(&g, a);
+    }
+    if !g.is_zero() && !g.is_one() {
+        g = gcd(&g, &(&beta % &g));
     }
     if g > BigInt::one() {
         den /= &g;
@@ -206,16 +231,25 @@ fn substitute(eq: &mut Equation, p: u32, k: u32, pivot: &Equation) -> Vec<u32> {
 
 /// Every position's value from its pivot row, in the reverse of the elimination order
 /// (a row names only positions eliminated after it): `X_k = (Σ a_kj X_j + beta_k) / den_k`
-/// over a short common denominator, in lowest terms.
-fn substitute_back(eqs: &[Equation], order: &[u32]) -> Vec<Fraction> {
+/// over a short common denominator, in lowest terms; `None` when `stopping` says stop.
+fn substitute_back(
+    eqs: &[Equation],
+    order: &[u32],
+    stopping: &dyn Fn() -> bool,
+) -> Option<Vec<Fraction>> {
     let mut x: Vec<Option<Fraction>> = vec![None; eqs.len()];
-    for &k in order.iter().rev() {
+    for (done, &k) in order.iter().rev().enumerate() {
+        if done % STOP_POLL == 0 && stopping() {
+            return None;
+        }
         let eq = &eqs[k as usize];
         let known = |j: u32| x[j as usize].as_ref().expect("eliminated after k");
-        let common = eq
-            .terms
-            .iter()
-            .fold(BigInt::one(), |l, &(j, _)| l.lcm(&known(j).den));
+        let common = eq.terms.iter().fold(BigInt::one(), |l, &(j, _)| {
+            BigInt::from(crate::value::arith::lcm(
+                l.magnitude(),
+                known(j).den.magnitude(),
+            ))
+        });
         let mut num = &eq.beta * &common;
         for (j, a) in &eq.terms {
             let xj = known(*j);
@@ -223,15 +257,26 @@ fn substitute_back(eqs: &[Equation], order: &[u32]) -> Vec<Fraction> {
         }
         x[k as usize] = Some(lowest(num, &eq.den * &common));
     }
-    x.into_iter()
-        .map(|v| v.expect("every position eliminated"))
-        .collect()
+    Some(
+        x.into_iter()
+            .map(|v| v.expect("every position eliminated"))
+            .collect(),
+    )
+}
+
+/// The greatest common divisor of `a` and `b` (non-negative), by
+/// [`crate::value::arith::gcd`]. Not num-bigint's: its binary gcd of a long number and a
+/// short one shifts the long one bit by bit, and a row's coefficients grow long as it
+/// fills (6x6 KBNvKN's and KNNvKN's exact evaluations spent about nine tenths of their
+/// time in it, over half an hour each).
+fn gcd(a: &BigInt, b: &BigInt) -> BigInt {
+    BigInt::from(crate::value::arith::gcd(a.magnitude(), b.magnitude()))
 }
 
 /// `num / den` (den > 0 short) in lowest terms: a remainder of the long numerator by the
 /// short denominator, and a short gcd.
 fn lowest(num: BigInt, den: BigInt) -> Fraction {
-    let g = den.gcd(&(&num % &den));
+    let g = gcd(&den, &(&num % &den));
     if g.is_one() || g.is_zero() {
         return Fraction { num, den };
     }
@@ -349,7 +394,7 @@ mod tests {
                     }
                 })
                 .collect();
-            let x = solve(&rows, &c).expect("small systems eliminate");
+            let x = solve(&rows, &c, &|| false).expect("small systems eliminate");
             assert!(check(&rows, &c, &x), "seed {seed}");
             let want = dense(&rows, &c);
             for (got, want) in x.iter().zip(&want) {
@@ -370,7 +415,7 @@ mod tests {
     fn checks_and_gives_up() {
         let rows = [row(2, &[(1, 1)]), row(2, &[(0, 1)])];
         let c = [BigInt::from(3), BigInt::zero()];
-        let x = solve(&rows, &c).unwrap();
+        let x = solve(&rows, &c, &|| false).unwrap();
         // x0 = 2, x1 = 1: 2·2 − 1 = 3, 2·1 − 2 = 0.
         assert_eq!(
             x[0],
@@ -384,6 +429,6 @@ mod tests {
         wrong[1].num += 1;
         assert!(!check(&rows, &c, &wrong));
         let closed = [row(1, &[(1, 1)]), row(1, &[(0, 1)])];
-        assert!(solve(&closed, &[BigInt::zero(), BigInt::zero()]).is_none());
+        assert!(solve(&closed, &[BigInt::zero(), BigInt::zero()], &|| false).is_none());
     }
 }

@@ -101,6 +101,11 @@ pub struct Refinement {
 }
 
 impl Refinement {
+    /// Whether no round has been made yet (y = 0 at scale 2^0).
+    pub fn not_begun(&self) -> bool {
+        self.k == 0 && self.stats.rounds == 0 && self.pending.is_none()
+    }
+
     /// A refinement that has not begun, of the system with integer right-hand sides `c`
     /// (y = 0, so the residual is `c` itself).
     pub fn fresh(c: Vec<BigInt>) -> Refinement {
@@ -167,15 +172,30 @@ pub fn solve(
     from: Option<Refinement>,
     watch: &dyn Watch,
 ) -> Result<(Vec<Value>, LinearStats), LinearError> {
+    solve_by(rows, rhs, from, watch, true)
+}
+
+/// [`solve`], trying the exact elimination first only if `eliminate` (the tests compare
+/// the refinement's values with the elimination's).
+fn solve_by(
+    rows: &[Row],
+    rhs: &[Rational],
+    from: Option<Refinement>,
+    watch: &dyn Watch,
+    eliminate: bool,
+) -> Result<(Vec<Value>, LinearStats), LinearError> {
     let m = rows.len();
     let lcm = rhs.iter().fold(BigUint::one(), |l, v| lcm(&l, v.denom()));
     let c: Vec<BigInt> = rhs
         .iter()
         .map(|v| BigInt::from(v.numer() * (&lcm / v.denom())))
         .collect();
-    if from.is_none()
+    // Eliminated exactly unless a refinement is under way already (a state that has not
+    // refined yet is where a stopped elimination left off: eliminated again).
+    if eliminate
+        && from.as_ref().is_none_or(Refinement::not_begun)
         && lcm.bits() >= DIRECT_RHS_BITS
-        && let Some(x) = solve_directly(rows, &c, &lcm)
+        && let Some(x) = solve_directly(rows, &c, &lcm, &|| watch.stopping())
     {
         let stats = LinearStats {
             attempts: 1,
@@ -316,9 +336,16 @@ const DIRECT_RHS_BITS: u64 = 1024;
 
 /// The exact solution by elimination ([`direct`]) in lowest terms, `x = X / L` for the
 /// solution `X` of `rows · X = c`: checked against every row; `None` where the
-/// elimination gives up (or, never seen, its result fails the check or leaves [0, 1]).
-fn solve_directly(rows: &[Row], c: &[BigInt], lcm: &BigUint) -> Option<Vec<Value>> {
-    let x = direct::solve(rows, c)?;
+/// elimination gives up or `stopping` says stop (or, never seen, its result fails the
+/// check or leaves [0, 1]). After a stop the refinement's loop hands a state that has not
+/// begun over to the keeper at once.
+fn solve_directly(
+    rows: &[Row],
+    c: &[BigInt],
+    lcm: &BigUint,
+    stopping: &dyn Fn() -> bool,
+) -> Option<Vec<Value>> {
+    let x = direct::solve(rows, c, stopping)?;
     if !direct::check(rows, c, &x) || x.iter().any(|f| f.num.is_negative()) {
         return None;
     }
@@ -723,7 +750,7 @@ mod tests {
     }
 
     /// Right-hand sides with a long common denominator are eliminated exactly: the same
-    /// values as the refinement gives them (made to run by handing it a fresh state).
+    /// values as the refinement gives them.
     #[test]
     fn long_right_hand_sides_are_eliminated_to_the_refinements_values() {
         let m = 60u32;
@@ -745,14 +772,24 @@ mod tests {
         assert_eq!((stats.rounds, stats.attempts), (0, 1), "eliminated");
         assert!(check(&rows, &rhs, &direct));
         assert!(direct.iter().any(|v| v.denom().bits() > 3000));
-        let lcm = rhs.iter().fold(BigUint::one(), |l, v| l.lcm(v.denom()));
-        let c: Vec<BigInt> = rhs
-            .iter()
-            .map(|v| BigInt::from(v.numer() * (&lcm / v.denom())))
-            .collect();
-        let (refined, stats) = solve(&rows, &rhs, Some(Refinement::fresh(c)), &Unwatched).unwrap();
+        let (refined, stats) = solve_by(&rows, &rhs, None, &Unwatched, false).unwrap();
         assert!(stats.rounds > 0);
         assert_eq!(direct, refined);
+        // Stopped inside the elimination (at its first pivot, at a later one, and at the
+        // first step of its back substitution), it hands over a state that has not
+        // begun; continued from that state, it eliminates again, to the same values.
+        let count = StopAtCall {
+            calls: 0.into(),
+            at: u32::MAX,
+        };
+        solve(&rows, &rhs, None, &count).unwrap();
+        let questions = count.calls.into_inner();
+        for at in [1, questions / 2, questions] {
+            let (state, (again, stats)) = stop_and_continue(&rows, &rhs, at);
+            assert!(state.not_begun(), "stopped at question {at}");
+            assert_eq!((stats.rounds, stats.attempts), (0, 1), "eliminated again");
+            assert_eq!(again, direct, "continued after question {at}");
+        }
     }
 
     /// x0 = (x1 + 1)/2, x1 = x0/2 (x0 = 2/3, x1 = 1/3) and x2 = (x0 + x1)/2 = 1/2: the
