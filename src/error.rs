@@ -287,16 +287,17 @@ pub enum Checksum {
     /// (versions 1 to 4).
     #[error("corrupted: the body checksum does not match")]
     Body,
-    /// Version 5: the body's, over every byte after the header, checked by
+    /// Versions 5 and 6: the body's, over every byte after the header, checked by
     /// `Table::check_all` after each block's own checksum held.
     #[error("the body checksum does not match")]
     BodyOverBlocks,
-    /// Version 5: the one over the sections before the dictionary and the blocks'
-    /// checksums.
-    #[error("corrupted: the checksum of the sections before the dictionary does not match")]
+    /// Versions 5 and 6: the one checked at open, over the blocks' checksums (and in
+    /// version 5 the sections before the dictionary).
+    #[error("corrupted: the checksum checked at open (of the blocks' checksums) does not match")]
     Front,
-    /// Version 5: the checksum of one block of the dictionary's bytes.
-    #[error("corrupted: the checksum of dictionary block {index} (bytes {}..{}) does not match", bytes.start, bytes.end)]
+    /// Versions 5 and 6: the checksum of one block (version 6: of the bytes after the
+    /// header; version 5: of the dictionary's bytes).
+    #[error("corrupted: the checksum of block {index} (bytes {}..{}) does not match", bytes.start, bytes.end)]
     Block {
         /// The block's number.
         index: usize,

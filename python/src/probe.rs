@@ -411,10 +411,10 @@ impl Tablebase {
         let (d, t, i, mirrored) = self.locate(py, &p)?;
         let key = (d, p.board);
         // Through the mirror, α is 1 − the stored β and β is 1 − the stored α.
-        let (a, b) = if mirrored {
-            (t.rank_beta(i), t.rank(i))
-        } else {
-            (t.rank(i), t.rank_beta(i))
+        let ranks = (|| Ok::<_, Error>((t.rank(i)?, t.rank_beta(i)?)))();
+        let (a, b) = match ranks.map_err(|e| to_py(py, e))? {
+            (alpha, beta) if mirrored => (beta, alpha),
+            ranks => ranks,
         };
         let alpha = self.value_at(py, key, t, a, mirrored)?;
         let upper = match (beta, a == b && !mirrored) {

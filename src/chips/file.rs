@@ -197,14 +197,14 @@ impl ChipTable {
     }
 
     /// Whether the file answers for `table` (same board, material and keys) with `total`
-    /// chips.
-    pub fn fits(&self, table: &crate::table::Table, total: u32) -> bool {
+    /// chips (an error if the table's keys are damaged).
+    pub fn fits(&self, table: &crate::table::Table, total: u32) -> Result<bool, Error> {
         let info = table.info();
-        self.board == info.board
+        Ok(self.board == info.board
             && self.material == info.material
             && self.total.chips() == total
             && self.positions == table.len()
-            && self.keys_crc == table.keys_crc()
+            && self.keys_crc == table.keys_crc()?)
     }
 
     /// The CRC-32 of the value table's keys it was made for.

@@ -80,7 +80,7 @@ impl Opened<'_> {
                 return Ok(None);
             }
             let chips = ChipTable::open(&path)?;
-            if !chips.fits(self.table(m)?, total.chips()) {
+            if !chips.fits(self.table(m)?, total.chips())? {
                 return Ok(None);
             }
             self.chips.insert(m, chips);
@@ -142,22 +142,27 @@ fn graph_and_exits(
     let index = Index::new(board, &[m]);
     let keys_crc = {
         let t = opened.table(m)?;
-        let same =
-            t.len() == index.len() && (0..t.len()).all(|i| t.key(i) == index.classes()[0].key(i));
+        let mut same = t.len() == index.len();
+        for i in 0..t.len() {
+            if !same {
+                break;
+            }
+            same = t.key(i)? == index.classes()[0].key(i);
+        }
         if !same {
             return Err(Error::Table {
                 path: t.path().display().to_string(),
                 reason: format!("its positions are not those of {m} on {board}"),
             });
         }
-        t.keys_crc()
+        t.keys_crc()?
     };
     let graph = Graph::new(&index);
     let mut exits = Vec::with_capacity(graph.exits().len());
     for e in graph.exits() {
         let i = opened
             .table(e.material)?
-            .find(e.key)
+            .find(e.key)?
             .ok_or_else(|| Error::Table {
                 path: opened
                     .board_dir

@@ -55,7 +55,7 @@ pub(super) fn run(dir: &Path, board: Board, material: &str) -> Result<(), (u8, E
     let io = |e: std::io::Error| (1, Error::io("stdout", e));
     writeln!(out, "# fen alpha beta T-level T'-level").map_err(io)?;
     for i in 0..t.len() {
-        let key = t.key(i);
+        let key = t.key(i).map_err(|e| (1, e))?;
         let pos = bidtb::internal::index::position_of_key(board, stored, key).ok_or_else(|| {
             (
                 1,

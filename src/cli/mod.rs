@@ -228,8 +228,7 @@ fn upgrade_long_about() -> String {
          be put back. Files already current are left alone. Holds the board directory's \
          lock, so not while `generate` writes there. Holds one file's values decoded at a \
          time, and maps the old and the new file. Tables of earlier versions are read as \
-         they are; upgrading saves space and lets a query check only the dictionary blocks \
-         it reads. Exit status 1 if any file was not upgraded (each is named).",
+         they are; upgrading saves space and lets a query check only the blocks it reads. Exit status 1 if any file was not upgraded (each is named).",
         upgrade_about()
     )
 }

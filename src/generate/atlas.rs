@@ -212,7 +212,7 @@ pub fn row_from_table(
     // (compared by length first, exactly only among the longest).
     let mut used = vec![false; info.dictionary_len];
     for i in 0..table.len() {
-        used[table.rank(i) as usize] = true;
+        used[table.rank(i)? as usize] = true;
     }
     let ranks: Vec<usize> = (0..used.len()).filter(|&k| used[k]).collect();
     let bits: Vec<u64> = ranks
@@ -233,9 +233,13 @@ pub fn row_from_table(
             Ordering::Less => {}
         }
     }
-    let holder = (0..table.len()).find(|&i| holding.contains(&table.rank(i)));
-    let position =
-        holder.and_then(|i| crate::index::position_of_key(info.board, info.material, table.key(i)));
+    let mut position = None;
+    for i in 0..table.len() {
+        if holding.contains(&table.rank(i)?) {
+            position = crate::index::position_of_key(info.board, info.material, table.key(i)?);
+            break;
+        }
+    }
     let mut classes = BTreeMap::new();
     classes.insert(
         record.material.clone(),

@@ -275,7 +275,7 @@ impl Tables {
         let o = self.opened.get(&material).ok_or_else(|| {
             Error::Usage(format!("{material}'s table was not opened before the job"))
         })?;
-        let i = o.table.find(key).ok_or_else(|| Error::Table {
+        let i = o.table.find(key)?.ok_or_else(|| Error::Table {
             path: o.table.path().display().to_string(),
             reason: format!("no position with key {key}"),
         })?;

@@ -115,7 +115,7 @@ fn compute_now(tb: &Tablebase, key: Key) -> Result<Ranks, Error> {
     for e in graph.exits() {
         let i = tb
             .table(board, e.material)?
-            .find(e.key)
+            .find(e.key)?
             .ok_or_else(|| Error::Table {
                 path: e.material.to_string(),
                 reason: format!("no position with key {}", e.key),

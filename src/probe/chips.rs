@@ -304,13 +304,13 @@ impl Tablebase {
             let rows: Vec<Row> = (0..t.len())
                 .into_par_iter()
                 .map(|i| -> Result<_, Error> {
-                    let pos =
-                        crate::index::position_of_key(board, m, t.key(i)).ok_or_else(|| {
-                            Error::Table {
-                                path: t.path().display().to_string(),
-                                reason: format!("key {} is no position", t.key(i)),
-                            }
-                        })?;
+                    let key = t.key(i)?;
+                    let pos = crate::index::position_of_key(board, m, key).ok_or_else(|| {
+                        Error::Table {
+                            path: t.path().display().to_string(),
+                            reason: format!("key {key} is no position"),
+                        }
+                    })?;
                     let side = |moves: Vec<Move>, white: bool| -> Result<Option<Sets>, Error> {
                         // Each move's uci, chip key and value after it; the best chip key is
                         // the least (White's win threshold, Black's seen from Black).

@@ -504,7 +504,7 @@ impl Tablebase {
         let q = if mirrored { pos.mirror(board) } else { *pos };
         let t = self.table(board, stored)?;
         let i = t
-            .find(index::canonical_key(board, &q))
+            .find(index::canonical_key(board, &q))?
             .ok_or_else(|| Error::Table {
                 path: t.path().display().to_string(),
                 reason: format!("no entry for {}", q.describe(board)),
@@ -554,7 +554,7 @@ impl Tablebase {
             )));
         }
         let chips = ChipTable::open(&path)?;
-        if !chips.fits(table, total) {
+        if !chips.fits(table, total)? {
             return Err(Error::MissingChips(format!(
                 "{} was made for other tables than {}: {make}",
                 path.display(),

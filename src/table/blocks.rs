@@ -1,7 +1,8 @@
-//! The checksums of a version 5 table's dictionary: a CRC-32 per block of its bytes
-//! (denominators and entries), written as the bytes stream out ([`BlockSums`]) and checked
-//! by a reader the first time it touches a block ([`Blocks`]), so that opening a table
-//! need not read its values. The layout is in `docs/src/format.md`, *Checksums*.
+//! The checksums of a table's blocks: a CRC-32 per block of its bytes (version 6: every
+//! byte after the header; version 5: the dictionary's, denominators and entries), written
+//! as the bytes stream out ([`BlockSums`]) and checked by a reader the first time it
+//! touches a block ([`Blocks`]), so that opening a table need not read its positions or
+//! its values. The layout is in `docs/src/format.md`, *Checksums*.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -9,14 +10,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::source::Source;
 use crate::error::{Checksum, Corruption};
 
-/// Bytes per checksummed block of a version 5 file's dictionary (its denominators' and
-/// entries' bytes): a query checks the few blocks it reads, about 5 µs each, instead of
-/// the whole file when it opens it (8x8 KNvKP: 21.6 GB, most of a minute from disk).
+/// Bytes per checksummed block: a query checks the few blocks it reads, about 5 µs each,
+/// instead of the whole file when it opens it (8x8 KNvKP: 21.6 GB of values, most of a
+/// minute from disk, and 115 MB of positions, read and checked at every open of a version
+/// 5 file).
 pub(super) const BLOCK_LEN: usize = 1 << 16;
 
-/// What a version 5 header states about the dictionary's blocks.
+/// What a version 5 or 6 header states about the blocks.
 pub(super) struct StatedBlocks {
-    /// CRC-32 of the sections before the dictionary's bytes, then of the blocks' checksums.
+    /// CRC-32 of what is checked at open: version 5, the sections before the dictionary's
+    /// bytes, then the blocks' checksums; version 6, the blocks' checksums alone.
     pub(super) front_crc: u32,
     /// Bytes per block.
     pub(super) len: u32,
@@ -26,12 +29,13 @@ pub(super) struct StatedBlocks {
     pub(super) whole: u64,
 }
 
-/// The blocks of a version 5 file's dictionary bytes and their checksums, each block
+/// The blocks of a file's checksummed bytes and their checksums, each block
 /// checked the first time a read touches it and remembered as checked: the file must not
 /// change while it is open (see `docs/src/format.md`, *Memory maps*).
 #[derive(Debug)]
 pub(super) struct Blocks {
-    /// Where the dictionary's bytes start and end.
+    /// Where the checksummed bytes start (version 6: after the header; version 5: at the
+    /// dictionary) and end (the end of the dictionary).
     pub(super) start: usize,
     pub(super) end: usize,
     /// Bytes per block (the last may be shorter).
@@ -43,8 +47,9 @@ pub(super) struct Blocks {
 }
 
 impl Blocks {
-    /// The blocks a header states for a file image of `bytes`, whose dictionary bytes start
-    /// at `start` and whose entries start at `entries` (not before the stated end).
+    /// The blocks a header states for a file image of `bytes`, whose checksummed bytes start
+    /// at `start` and whose dictionary entries start at `entries` (not after the stated
+    /// end).
     pub(super) fn stated(
         stated: &StatedBlocks,
         start: usize,
@@ -105,8 +110,8 @@ impl Blocks {
         Ok(hasher)
     }
 
-    /// Check the blocks that bytes `range` of `map` (inside the dictionary) lie in, those
-    /// not checked before.
+    /// Check the blocks that bytes `range` of `map` (inside the checksummed bytes) lie in,
+    /// those not checked before.
     pub(super) fn check(&self, map: &Source, range: &Range<usize>) -> Result<(), Corruption> {
         if range.is_empty() {
             return Ok(());

@@ -14,11 +14,14 @@ use super::blocks::StatedBlocks;
 /// The first eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"BIDTB\r\n\x1a";
 /// The format version this build writes.
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 /// The versions this build reads: 1 (three-piece, α = β), 2 (three-piece, β apart), 3 (any
 /// material, values whole), 4 (denominators shared), 5 (the dictionary checked block by
-/// block).
-pub const READABLE: [u32; 5] = [1, 2, 3, 4, 5];
+/// block), 6 (every section checked block by block).
+pub const READABLE: [u32; 6] = [1, 2, 3, 4, 5, 6];
+/// The first version whose checksummed blocks cover every section after the header, the
+/// positions' too (version 5's cover the dictionary's bytes alone).
+pub(super) const ALL_IN_BLOCKS: u32 = 6;
 /// The file name extension of table files.
 pub const EXTENSION: &str = "bidtb";
 /// Header length of versions 1 and 2.
@@ -27,7 +30,8 @@ pub(super) const HEADER_LEN_V1: usize = 128;
 pub(super) const HEADER_LEN_V3: usize = 160;
 /// Header length of version 4.
 pub(super) const HEADER_LEN_V4: usize = 176;
-/// Header length of version 5, the version this build writes.
+/// Header length of versions 5 and 6 (the same fields), 6 being the version this build
+/// writes.
 pub const HEADER_LEN: usize = 192;
 /// Bytes of the material name in a version 3 header (ASCII, zero-padded).
 pub(super) const NAME_LEN: usize = 16;
@@ -48,7 +52,7 @@ pub fn file_name(material: Material) -> String {
 /// What a table says about itself (its header, decoded and checked).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableInfo {
-    /// The format version: 1 to 4.
+    /// The format version: 1 to 6.
     pub version: u32,
     /// The board.
     pub board: Board,
@@ -191,7 +195,7 @@ pub(super) struct Header {
     pub(super) file_len: u64,
     pub(super) body_crc: u32,
     pub(super) header_len: usize,
-    /// Version 5: the checksums of the front sections and of the dictionary's blocks.
+    /// Versions 5 and 6: the checksums of the blocks, and of what is checked at open.
     pub(super) blocks: Option<StatedBlocks>,
 }
 
@@ -241,8 +245,8 @@ pub(super) fn header_v1(mut f: Fields<'_>) -> Result<Header, Corruption> {
 }
 
 /// Decode a version 3 header (160 bytes, the material by name), a version 4 one (176
-/// bytes: version 3's fields, then the denominators' count and offsets) or a version 5 one
-/// (192 bytes: version 4's fields, then the checksums' facts).
+/// bytes: version 3's fields, then the denominators' count and offsets) or a version 5 or 6
+/// one (192 bytes: version 4's fields, then the checksums' facts).
 pub(super) fn header_v3(mut f: Fields<'_>) -> Result<Header, Corruption> {
     let version = f.version;
     let (files, ranks, men, flags) = (f.u8()?, f.u8()?, f.u8()?, f.u8()?);
@@ -388,15 +392,20 @@ mod tests {
         c.levels_black = vec![1, 2];
         let t = open_bytes(&encode(&c)).unwrap();
         assert_eq!(t.info().material.to_string(), "KRvKN");
-        assert_eq!(t.find(64u64.pow(4) - 1), Some(1));
+        assert_eq!(t.find(64u64.pow(4) - 1).unwrap(), Some(1));
     }
 
     #[test]
     fn another_version_or_material_is_refused_by_name() {
-        let err = open_bytes(&forged(sample(&[v(1, 2)]), HEADER_LEN, 8, 6))
+        let err = open_bytes(&forged(sample(&[v(1, 2)]), HEADER_LEN, 8, 7))
             .unwrap_err()
             .to_string();
-        assert!(err.contains("format version 6"), "{err}");
+        assert!(err.contains("format version 7"), "{err}");
+        // A version 5 file relabelled 6: its open-time checksum covers other bytes.
+        let err = open_bytes(&forged(encode_v5(&contents(&[v(1, 2)], None)), 192, 8, 6))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("checksum"), "{err}");
         // A version 4 file relabelled 5 lacks the blocks' fields.
         let err = open_bytes(&forged(encode_v4(&contents(&[v(1, 2)], None)), 176, 8, 5))
             .unwrap_err()

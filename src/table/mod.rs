@@ -5,8 +5,8 @@
 //!
 //! - a little-endian header in bidtb's container ([`crate::container`]: magic, version,
 //!   length, fields, CRC-32): the board, the material by name, counts, the run's verdicts,
-//!   section offsets, a CRC-32 of the body and (version 5) one of the sections before the
-//!   dictionary;
+//!   section offsets, a CRC-32 of the body and (versions 5 and 6) one of what is checked
+//!   at open;
 //! - the canonical key of every position (see [`crate::index`]), increasing, so a position
 //!   is found by binary search without rebuilding the index;
 //! - per position, the rank of its value in the dictionary, its T and T′ levels, and (where
@@ -14,27 +14,28 @@
 //! - the dictionary ([`dictionary`]): every distinct value once, in increasing order (so
 //!   ranks compare like values); each distinct denominator is stored once, and each entry
 //!   holds the number of its denominator and its numerator, little-endian;
-//! - (version 5) a CRC-32 of each 64 KiB block of the dictionary's bytes.
+//! - (version 6) a CRC-32 of each 64 KiB block of the bytes after the header.
 //!
-//! This build writes version 5: version 4 (the material named in the header, 64-bit keys
+//! This build writes version 6: version 4 (the material named in the header, 64-bit keys
 //! wide enough for every material on every board, denominators shared: about half the
-//! bytes of version 3) with the dictionary checked block by block. It reads versions 1 to
-//! 4 too, the tables of earlier builds (versions 1 and 2: a class number in the header,
-//! 32-bit keys; versions 1 to 3: each value whole), and answers from them exactly as
-//! before.
+//! bytes of version 3) with every section checked block by block. It reads versions 1 to
+//! 5 too, the tables of earlier builds (versions 1 and 2: a class number in the header,
+//! 32-bit keys; versions 1 to 3: each value whole; version 5: blocks over the dictionary
+//! alone), and answers from them exactly as before.
 //!
-//! [`Table::open`] checks everything it can before answering anything but the
-//! dictionary's bytes of a version 5 file: that the file is a regular file, magic,
-//! version, header checksum, board, material, section offsets and sizes, the checksum of
-//! the sections before the dictionary (of the whole body, before version 5), increasing
-//! keys, ranks inside the dictionary, well-formed dictionary and denominator offsets, and
-//! (before version 5) denominator numbers inside the list. A version 5 dictionary block is
-//! checked the first time a read touches it, so that opening 8x8 KNvKP reads its 115 MB of
-//! positions, not its 21.6 GB of values; [`Table::check_all`] checks every block (`bidtb
-//! verify`, a run that keeps a table it finds). A truncated, bit-flipped or foreign file is
-//! an [`Error::Corrupt`](crate::error::Error::Corrupt) naming the file and what is wrong
-//! with it ([`Corruption`]), never a panic or a wrong value. Files are written atomically
-//! ([`crate::atomic`]).
+//! [`Table::open`] checks the header (magic, version, checksum, board, material, section
+//! offsets and sizes, a regular file of the stated length) and the blocks' checksums; a
+//! version 6 block is checked the first time a read touches it, and so is the structure a
+//! read relies on (a rank inside the dictionary, a β rank not below α's, an entry's
+//! offsets), so that opening 8x8 KNvKP reads 1.3 MB of checksums, not its 115 MB of
+//! positions or its 21.6 GB of values. Older versions are checked at open as they always
+//! were: the whole body before version 5; in version 5 the sections before the dictionary
+//! and their structure (increasing keys, ranks inside the dictionary, well-formed offsets).
+//! [`Table::check_all`] checks every block and, in version 6, the whole structure (`bidtb
+//! verify`, a run that keeps a table it finds). A truncated, bit-flipped or foreign file
+//! is an [`Error::Corrupt`](crate::error::Error::Corrupt) naming the file and what is
+//! wrong with it ([`Corruption`]), never a panic or a wrong value. Files are written
+//! atomically ([`crate::atomic`]).
 //!
 //! The module owns the table files and nothing else, split by concern: `header` (the
 //! format's constants and versions, what a header states, the layout of the sections, the
@@ -42,7 +43,7 @@
 //! `read` (opening, validating and reading a file, mapped or in memory: `source`),
 //! `upgrade` (rewriting an older file in the current version), `stored` (one reading of a
 //! stored position), `dictionary` (the encoding of the values) and `blocks` (the checksums
-//! of version 5's dictionary blocks).
+//! of the blocks).
 
 mod blocks;
 mod dictionary;

@@ -35,9 +35,16 @@ pub struct Table {
     pub(super) whole_dictionary_bytes: usize,
     /// The body's CRC-32 as the header states it.
     pub(super) body_crc: u32,
-    /// Version 5: the dictionary's blocks, checked as they are read (older versions'
-    /// bodies are checked whole at open).
+    /// Versions 5 and 6: the blocks, checked as they are read (older versions' bodies are
+    /// checked whole at open).
     pub(super) blocks: Option<Blocks>,
+    /// Version 6: the positions' sections and the indexes are in the blocks too, read
+    /// unchecked at open; their structure (increasing keys, ranks inside the dictionary,
+    /// offsets that grow) is checked where a read touches it, and whole by
+    /// [`Table::check_all`].
+    pub(super) positions_in_blocks: bool,
+    /// Where the dictionary's bytes (denominators, then entries) start and end.
+    pub(super) dictionary: Range<usize>,
 }
 
 impl Table {
@@ -96,8 +103,8 @@ impl Table {
     ///
     /// The file must not change while the returned table lives: nobody may write to it,
     /// truncate it or extend it in place (replacing it by rename is fine: the map keeps the
-    /// old file). The table validates the file's bytes once, when it opens it (a version 5
-    /// dictionary block when it is first read), and then trusts them: bytes changed under
+    /// old file). The table validates the file's bytes once, when it opens it (a version 6
+    /// block, or a version 5 dictionary block, when it is first read), and then trusts them: bytes changed under
     /// the map are not validated again, and a read past the end of a file truncated in
     /// place raises SIGBUS, which ends the process.
     pub unsafe fn map(path: impl AsRef<Path>) -> Result<Table, Error> {
@@ -151,16 +158,19 @@ impl Table {
         Ok(Table {
             path: path.to_path_buf(),
             bytes,
+            positions_in_blocks: v.info.version >= ALL_IN_BLOCKS,
             info: v.info,
             layout: v.layout,
             whole_dictionary_bytes: v.whole,
             body_crc: v.body_crc,
             blocks: v.blocks,
+            dictionary: v.dictionary,
         })
     }
 
-    /// Check every checksum of the file: a version 5 table's dictionary is otherwise
-    /// checked block by block as it is read (older versions are checked whole at open, and
+    /// Check every checksum of the file, and (version 6) the structure of its sections: a
+    /// version 6 table's bytes, and a version 5 table's dictionary, are otherwise checked
+    /// block by block as they are read (older versions are checked whole at open, and
     /// this does nothing for them). `bidtb verify`, and a run that finds a table already
     /// made, call it before they trust a file. Reads the whole file.
     pub fn check_all(&self) -> Result<(), Error> {
@@ -183,6 +193,10 @@ impl Table {
         if body.finalize() != self.body_crc {
             return Err(self.corrupted(Corruption::Checksum(Checksum::BodyOverBlocks)));
         }
+        if self.positions_in_blocks {
+            check_sections(&self.bytes, &self.layout, &self.info, self.dictionary.end)
+                .map_err(|c| self.corrupted(c))?;
+        }
         Ok(())
     }
 
@@ -195,20 +209,68 @@ impl Table {
     }
 
     /// Bytes `range` of the dictionary (denominators and entries), their blocks checked.
-    /// The offsets were checked at open; a range outside the dictionary is refused all the
-    /// same, never read.
+    /// A range outside the dictionary is refused, never read.
     fn dictionary_bytes(&self, range: Range<usize>) -> Result<&[u8], Error> {
-        let outside = || self.corrupted(Corruption::DictionaryIndex);
-        let bytes = self.bytes.get(range.clone()).ok_or_else(outside)?;
-        if let Some(blocks) = &self.blocks {
-            if range.start < blocks.start || range.end > blocks.end {
-                return Err(outside());
-            }
+        if range.start < self.dictionary.start || range.end > self.dictionary.end {
+            return Err(self.corrupted(Corruption::DictionaryIndex));
+        }
+        self.checked(range)
+    }
+
+    /// Bytes `range` of the file (inside its sections), their blocks checked where they are
+    /// checked as they are read.
+    fn checked(&self, range: Range<usize>) -> Result<&[u8], Error> {
+        if let Some(blocks) = &self.blocks
+            && range.start >= blocks.start
+        {
             blocks
                 .check(&self.bytes, &range)
                 .map_err(|c| self.corrupted(c))?;
         }
-        Ok(bytes)
+        Ok(&self.bytes[range])
+    }
+
+    /// An error for a read past the last position or entry: not a fault of the file, the
+    /// caller asked for something the table does not have.
+    fn no_such(&self, what: &str, n: usize) -> Error {
+        Error::Table {
+            path: self.path.display().to_string(),
+            reason: format!("no {what} {n}"),
+        }
+    }
+
+    /// Word `i` of a section of one `u32` a position, its block checked.
+    fn word(&self, section: &Range<usize>, i: usize) -> Result<u32, Error> {
+        if i >= self.info.positions {
+            return Err(self.no_such("position", i));
+        }
+        let at = section.start + 4 * i;
+        let b = self.checked(at..at + 4)?;
+        Ok(u32::from_le_bytes(b.try_into().expect("4")))
+    }
+
+    /// Offsets `k` and `k + 1` of an index section (`u64` each), their blocks checked, if
+    /// they lie in it, and if they grow by at least `min` and end at most at `end` (else
+    /// `bad`).
+    fn offsets(
+        &self,
+        index: &Range<usize>,
+        k: usize,
+        min: u64,
+        end: usize,
+        bad: Corruption,
+    ) -> Result<Option<Range<usize>>, Error> {
+        let at = index.start + 8 * k;
+        if at + 16 > index.end {
+            return Ok(None);
+        }
+        let b = self.checked(at..at + 16)?;
+        let word = |w: &[u8]| u64::from_le_bytes(w.try_into().expect("8"));
+        let (from, to) = (word(&b[..8]), word(&b[8..]));
+        if to < from.saturating_add(min) || to > end as u64 {
+            return Err(self.corrupted(bad));
+        }
+        Ok(Some(from as usize..to as usize))
     }
 
     /// The file's path.
@@ -251,96 +313,118 @@ impl Table {
         self.info.positions == 0
     }
 
-    fn words(&self, range: &Range<usize>) -> &[U32] {
-        <[U32]>::ref_from_bytes(&self.bytes[range.clone()]).expect("sizes checked at open")
-    }
-
-    fn dictionary_index(&self) -> &[U64] {
-        <[U64]>::ref_from_bytes(&self.bytes[self.layout.dictionary_index.clone()])
-            .expect("sizes checked at open")
-    }
-
-    fn wide_keys(&self) -> &[U64] {
-        <[U64]>::ref_from_bytes(&self.bytes[self.layout.keys.clone()])
-            .expect("sizes checked at open")
-    }
-
-    /// The local index of the position with canonical key `key`, if stored.
-    pub fn find(&self, key: u64) -> Option<usize> {
-        if self.layout.key_width == 8 {
-            self.wide_keys()
-                .binary_search_by(|k| k.get().cmp(&key))
-                .ok()
-        } else {
-            self.words(&self.layout.keys)
-                .binary_search_by(|k| (k.get() as u64).cmp(&key))
-                .ok()
+    /// The local index of the position with canonical key `key`, if stored: a binary
+    /// search, each key it reads checked.
+    pub fn find(&self, key: u64) -> Result<Option<usize>, Error> {
+        let (mut low, mut high) = (0, self.len());
+        while low < high {
+            let mid = low + (high - low) / 2;
+            match self.key(mid)?.cmp(&key) {
+                std::cmp::Ordering::Less => low = mid + 1,
+                std::cmp::Ordering::Greater => high = mid,
+                std::cmp::Ordering::Equal => return Ok(Some(mid)),
+            }
         }
+        Ok(None)
     }
 
     /// The CRC-32 of the keys section: which positions the table holds, in which order
     /// (files indexed like the table, such as the chip tables, are bound to it).
-    pub fn keys_crc(&self) -> u32 {
-        crc32fast::hash(&self.bytes[self.layout.keys.clone()])
+    pub fn keys_crc(&self) -> Result<u32, Error> {
+        Ok(crc32fast::hash(self.checked(self.layout.keys.clone())?))
     }
 
     /// The canonical key of position `i`.
-    pub fn key(&self, i: usize) -> u64 {
-        if self.layout.key_width == 8 {
-            self.wide_keys()[i].get()
-        } else {
-            self.words(&self.layout.keys)[i].get() as u64
+    pub fn key(&self, i: usize) -> Result<u64, Error> {
+        if self.layout.key_width == 4 {
+            return self.word(&self.layout.keys, i).map(u64::from);
         }
+        if i >= self.info.positions {
+            return Err(self.no_such("position", i));
+        }
+        let at = self.layout.keys.start + 8 * i;
+        let b = self.checked(at..at + 8)?;
+        Ok(u64::from_le_bytes(b.try_into().expect("8")))
     }
 
     /// The rank of position `i`'s value in the dictionary (ranks compare like values).
-    pub fn rank(&self, i: usize) -> u32 {
-        self.words(&self.layout.ranks)[i].get()
+    pub fn rank(&self, i: usize) -> Result<u32, Error> {
+        let rank = self.word(&self.layout.ranks, i)?;
+        if rank as usize >= self.info.dictionary_len {
+            return Err(self.corrupted(Corruption::Ranks));
+        }
+        Ok(rank)
     }
 
     /// Position `i`'s level in White's closure T ([`UNREACHED`] outside it).
-    pub fn level_white(&self, i: usize) -> u32 {
-        self.words(&self.layout.levels_white)[i].get()
+    pub fn level_white(&self, i: usize) -> Result<u32, Error> {
+        self.word(&self.layout.levels_white, i)
     }
 
     /// Position `i`'s level in Black's closure T′.
-    pub fn level_black(&self, i: usize) -> u32 {
-        self.words(&self.layout.levels_black)[i].get()
+    pub fn level_black(&self, i: usize) -> Result<u32, Error> {
+        self.word(&self.layout.levels_black, i)
     }
 
     /// The rank of position `i`'s β in the dictionary (its α rank where no β is stored).
-    pub fn rank_beta(&self, i: usize) -> u32 {
-        match &self.layout.ranks_beta {
-            Some(range) => self.words(range)[i].get(),
-            None => self.rank(i),
+    pub fn rank_beta(&self, i: usize) -> Result<u32, Error> {
+        let alpha = self.rank(i)?;
+        let Some(range) = &self.layout.ranks_beta else {
+            return Ok(alpha);
+        };
+        let beta = self.word(range, i)?;
+        // Ranks compare like values, so α ≤ β is a comparison of ranks.
+        if beta as usize >= self.info.dictionary_len || beta < alpha {
+            return Err(self.corrupted(Corruption::BetaRanks));
         }
+        Ok(beta)
     }
 
     /// The exact value of position `i`: α, which is the value where α = β.
     pub fn value(&self, i: usize) -> Result<Value, Error> {
-        self.dictionary_value(self.rank(i) as usize)
+        self.dictionary_value(self.rank(i)? as usize)
     }
 
     /// The exact β of position `i`, if it differs from α.
     pub fn beta_if_above(&self, i: usize) -> Result<Option<Value>, Error> {
-        let (a, b) = (self.rank(i), self.rank_beta(i));
+        let (a, b) = (self.rank(i)?, self.rank_beta(i)?);
         if a == b {
             return Ok(None);
         }
         self.dictionary_value(b as usize).map(Some)
     }
 
-    /// Positions whose β lies above their α (0 where no β is stored).
-    pub fn alpha_below_beta(&self) -> usize {
-        match &self.layout.ranks_beta {
-            Some(range) => self
-                .words(range)
-                .iter()
-                .zip(self.words(&self.layout.ranks))
-                .filter(|(b, a)| b.get() != a.get())
-                .count(),
-            None => 0,
+    /// Every position's α rank (`beta` false) or β rank (α's where no β is stored), in
+    /// position order, their blocks checked and each inside the dictionary: for a reader
+    /// of every position (`bidtb verify`).
+    pub fn all_ranks(&self, beta: bool) -> Result<&[U32], Error> {
+        let (range, bad) = match (&self.layout.ranks_beta, beta) {
+            (Some(range), true) => (range, Corruption::BetaRanks),
+            _ => (&self.layout.ranks, Corruption::Ranks),
+        };
+        let ranks = <[U32]>::ref_from_bytes(self.checked(range.clone())?).expect("sized");
+        if ranks
+            .iter()
+            .any(|r| r.get() as usize >= self.info.dictionary_len)
+        {
+            return Err(self.corrupted(bad));
         }
+        Ok(ranks)
+    }
+
+    /// Positions whose β lies above their α (0 where no β is stored).
+    pub fn alpha_below_beta(&self) -> Result<usize, Error> {
+        let Some(range) = &self.layout.ranks_beta else {
+            return Ok(0);
+        };
+        let words = |range: &Range<usize>| -> Result<&[U32], Error> {
+            Ok(<[U32]>::ref_from_bytes(self.checked(range.clone())?).expect("sized"))
+        };
+        Ok(words(range)?
+            .iter()
+            .zip(words(&self.layout.ranks)?)
+            .filter(|(b, a)| b.get() != a.get())
+            .count())
     }
 
     /// Dictionary entry `k` (the k-th smallest distinct value), in lowest terms. Entries of
@@ -371,15 +455,11 @@ impl Table {
     /// Dictionary entry `k` exactly as stored: the generator stores lowest terms, and
     /// `bidtb verify` checks that it did.
     pub fn dictionary_value_as_stored(&self, k: usize) -> Result<Value, Error> {
-        if k + 1 >= self.dictionary_index().len() {
-            // Not a fault of the file: the caller asked past the last entry.
-            return Err(Error::Table {
-                path: self.path.display().to_string(),
-                reason: format!("no dictionary entry {k}"),
-            });
+        if k >= self.info.dictionary_len {
+            return Err(self.no_such("dictionary entry", k));
         }
         let entry = self.dictionary_entry(k)?;
-        let value = match self.denominators_index() {
+        let value = match self.layout.denominators_index {
             None => dictionary::decode_whole(entry),
             Some(_) => match dictionary::denominator_number(entry) {
                 Some(n) => self
@@ -396,17 +476,17 @@ impl Table {
     /// what the generator keeps of a table it reads whole.
     pub fn dictionary_values(&self) -> Result<Vec<Value>, Error> {
         let len = self.info().dictionary_len;
-        let Some(offsets) = self.denominators_index() else {
+        if self.layout.denominators_index.is_none() {
             let mut values = (0..len)
                 .into_par_iter()
                 .map(|k| self.dictionary_value_as_stored(k))
                 .collect::<Result<Vec<_>, Error>>()?;
             Denominators::new().share_all(&mut values);
             return Ok(values);
-        };
-        let denominators: Vec<(Arc<BigUint>, u32)> = (0..offsets.len() - 1)
+        }
+        let denominators: Vec<(Arc<BigUint>, u32)> = (0..self.denominators_len())
             .into_par_iter()
-            .map(|n| Ok(self.denominator(n)?.expect("offsets checked at open")))
+            .map(|n| Ok(self.denominator(n)?.expect("one of the list")))
             .collect::<Result<_, Error>>()?;
         (0..len)
             .into_par_iter()
@@ -417,8 +497,10 @@ impl Table {
     /// The number of distinct denominators the dictionary stores (version 4 on; 0 before,
     /// where each entry holds its own).
     pub fn denominators_len(&self) -> usize {
-        self.denominators_index()
-            .map_or(0, |o| o.len().saturating_sub(1))
+        self.layout
+            .denominators_index
+            .as_ref()
+            .map_or(0, |o| (o.len() / 8).saturating_sub(1))
     }
 
     /// Version 4 on: denominator number `n`, decoded as its odd part and power of two
@@ -437,7 +519,7 @@ impl Table {
         denominator: impl FnOnce(usize) -> Result<Option<(Arc<BigUint>, u32)>, Error>,
     ) -> Result<Value, Error> {
         let bad = || self.corrupted(Corruption::Entry(k));
-        if k + 1 >= self.dictionary_index().len() {
+        if k >= self.info.dictionary_len {
             return Err(bad());
         }
         let entry = self.dictionary_entry(k)?;
@@ -453,7 +535,7 @@ impl Table {
     /// for older versions, whose entries hold their own, or for no such entry). Entries
     /// with one number have one denominator.
     pub fn dictionary_denominator_number(&self, k: usize) -> Result<Option<u32>, Error> {
-        if self.denominators_index().is_none() || k + 1 >= self.dictionary_index().len() {
+        if self.layout.denominators_index.is_none() || k >= self.info.dictionary_len {
             return Ok(None);
         }
         Ok(dictionary::denominator_number(self.dictionary_entry(k)?))
@@ -461,32 +543,34 @@ impl Table {
 
     /// The bytes of dictionary entry `k` (which must exist), their blocks checked.
     fn dictionary_entry(&self, k: usize) -> Result<&[u8], Error> {
-        let index = self.dictionary_index();
-        let start = self.layout.dictionary_bytes + index[k].get() as usize;
-        let end = self.layout.dictionary_bytes + index[k + 1].get() as usize;
-        self.dictionary_bytes(start..end)
-    }
-
-    /// Version 4 on: the denominators' offsets.
-    fn denominators_index(&self) -> Option<&[U64]> {
-        let index = self.layout.denominators_index.as_ref()?;
-        Some(<[U64]>::ref_from_bytes(&self.bytes[index.clone()]).expect("sizes checked at open"))
+        let start = self.layout.dictionary_bytes;
+        let range = self
+            .offsets(
+                &self.layout.dictionary_index,
+                k,
+                MIN_ENTRY,
+                self.dictionary.end - start,
+                Corruption::DictionaryIndex,
+            )?
+            .ok_or_else(|| self.no_such("dictionary entry", k))?;
+        self.dictionary_bytes(start + range.start..start + range.end)
     }
 
     /// Version 4 on: the bytes of denominator `n`, their blocks checked (None past the
     /// last, or before version 4).
     fn denominator_bytes(&self, n: usize) -> Result<Option<&[u8]>, Error> {
-        let (Some(offsets), Some(area)) = (
-            self.denominators_index(),
+        let (Some(index), Some(area)) = (
+            self.layout.denominators_index.as_ref(),
             self.layout.denominators_bytes.as_ref(),
         ) else {
             return Ok(None);
         };
-        let Some(o) = offsets.get(n..n + 2) else {
+        let Some(range) = self.offsets(index, n, 1, area.len(), Corruption::DenominatorsIndex)?
+        else {
             return Ok(None);
         };
-        let range = area.start + o[0].get() as usize..area.start + o[1].get() as usize;
-        self.dictionary_bytes(range).map(Some)
+        self.dictionary_bytes(area.start + range.start..area.start + range.end)
+            .map(Some)
     }
 }
 
@@ -551,18 +635,21 @@ impl ReadOnce {
 pub const REDUCED_BITS: u64 = 1024;
 
 /// What [`validate`] found: the header's facts, the section layout, the bytes of the
-/// dictionary in whole form ([`Table::dictionary_size_bytes`]), the body's checksum, and
-/// (version 5) the dictionary's blocks, not yet checked.
+/// dictionary in whole form ([`Table::dictionary_size_bytes`]), the body's checksum, where
+/// the dictionary's bytes lie and (versions 5 and 6) the blocks, not yet checked.
 struct Validated {
     info: TableInfo,
     layout: Layout,
     whole: usize,
     body_crc: u32,
     blocks: Option<Blocks>,
+    dictionary: Range<usize>,
 }
 
 /// Check a file image: all of it for versions 1 to 4; for version 5 all but the
-/// dictionary's bytes, whose blocks are checked as they are read ([`Blocks`]).
+/// dictionary's bytes, whose blocks are checked as they are read ([`Blocks`]); for version
+/// 6 the header and the blocks' checksums (every section is checked as it is read, and
+/// whole by [`Table::check_all`]).
 fn validate(bytes: &[u8]) -> Result<Validated, Corruption> {
     let header_len = match bytes
         .get(8..12)
@@ -619,7 +706,7 @@ fn validate(bytes: &[u8]) -> Result<Validated, Corruption> {
         return Err(Corruption::Offsets);
     }
     // The dictionary's bytes: the denominators' (version 4 on), then the entries', which
-    // run to the blocks' checksums (version 5) or to the end of the file.
+    // run to the blocks' checksums (versions 5 and 6) or to the end of the file.
     let dictionary_start = layout
         .denominators_bytes
         .as_ref()
@@ -632,9 +719,14 @@ fn validate(bytes: &[u8]) -> Result<Validated, Corruption> {
             (bytes.len(), None)
         }
         Some(stated) => {
-            let blocks = Blocks::stated(stated, dictionary_start, layout.dictionary_bytes, bytes)?;
+            let start = if info.version >= ALL_IN_BLOCKS {
+                h.header_len
+            } else {
+                dictionary_start
+            };
+            let blocks = Blocks::stated(stated, start, layout.dictionary_bytes, bytes)?;
             let mut front = crc32fast::Hasher::new();
-            front.update(&bytes[h.header_len..dictionary_start]);
+            front.update(&bytes[h.header_len..start]);
             front.update(&bytes[blocks.sums.clone()]);
             if front.finalize() != stated.front_crc {
                 return Err(Corruption::Checksum(Checksum::Front));
@@ -642,8 +734,59 @@ fn validate(bytes: &[u8]) -> Result<Validated, Corruption> {
             (blocks.end, Some(blocks))
         }
     };
+    if info.version < ALL_IN_BLOCKS {
+        check_sections(bytes, &layout, &info, entries_end)?;
+    }
+    let entries_len = entries_end - layout.dictionary_bytes;
+    let whole = match (h.denominators, &h.blocks) {
+        // Reading every entry's denominator number would read the whole dictionary:
+        // versions 5 and 6 state the sum, and a number outside the list is refused when
+        // its entry is decoded.
+        (Some(_), Some(stated)) => {
+            usize::try_from(stated.whole).map_err(|_| Corruption::DictionaryTooLarge)?
+        }
+        (Some(count), None) => {
+            let index =
+                <[U64]>::ref_from_bytes(&bytes[layout.dictionary_index.clone()]).expect("sized");
+            let offsets = <[U64]>::ref_from_bytes(
+                &bytes[layout.denominators_index.clone().expect("version 4")],
+            )
+            .expect("sized");
+            let entries = &bytes[layout.dictionary_bytes..];
+            let mut whole = entries_len;
+            for w in index.windows(2) {
+                let n = dictionary::denominator_number(&entries[w[0].get() as usize..])
+                    .map(|n| n as usize)
+                    .filter(|&n| n < count)
+                    .ok_or(Corruption::DenominatorNumber)?;
+                whole += (offsets[n + 1].get() - offsets[n].get()) as usize;
+            }
+            whole
+        }
+        (None, _) => entries_len,
+    };
+    Ok(Validated {
+        info,
+        layout,
+        whole,
+        body_crc: h.body_crc,
+        blocks,
+        dictionary: dictionary_start..entries_end,
+    })
+}
+
+/// Check the structure of a file's sections, whose dictionary entries end at
+/// `entries_end`: keys increasing inside the key space, ranks inside the dictionary, β's
+/// ranks not below α's, and the offsets of the entries and the denominators growing by at
+/// least their least length from 0 to their section's end. Reads every position.
+fn check_sections(
+    bytes: &[u8],
+    layout: &Layout,
+    info: &TableInfo,
+    entries_end: usize,
+) -> Result<(), Corruption> {
     let key_space = crate::index::key_space(info.board, info.material);
-    let increasing = if key_width == 8 {
+    let increasing = if layout.key_width == 8 {
         let keys = <[U64]>::ref_from_bytes(&bytes[layout.keys.clone()]).expect("sized");
         keys.windows(2).all(|w| w[0].get() < w[1].get())
             && keys.last().is_none_or(|k| k.get() < key_space)
@@ -677,46 +820,13 @@ fn validate(bytes: &[u8]) -> Result<Validated, Corruption> {
     if !offsets_well_formed(index, MIN_ENTRY, entries_len) {
         return Err(Corruption::DictionaryIndex);
     }
-    let mut whole = entries_len as usize;
-    if let (Some(count), Some(di), Some(db)) = (
-        h.denominators,
-        &layout.denominators_index,
-        &layout.denominators_bytes,
-    ) {
+    if let (Some(di), Some(db)) = (&layout.denominators_index, &layout.denominators_bytes) {
         let offsets = <[U64]>::ref_from_bytes(&bytes[di.clone()]).expect("sized");
         if !offsets_well_formed(offsets, 1, db.len() as u64) {
             return Err(Corruption::DenominatorsIndex);
         }
-        if let Some(stated) = &h.blocks {
-            // Reading every entry's denominator number would read the whole dictionary:
-            // version 5 states the sum, and a number outside the list is refused when its
-            // entry is decoded.
-            let whole =
-                usize::try_from(stated.whole).map_err(|_| Corruption::DictionaryTooLarge)?;
-            return Ok(Validated {
-                info,
-                layout,
-                whole,
-                body_crc: h.body_crc,
-                blocks,
-            });
-        }
-        let entries = &bytes[layout.dictionary_bytes..];
-        for w in index.windows(2) {
-            let n = dictionary::denominator_number(&entries[w[0].get() as usize..])
-                .map(|n| n as usize)
-                .filter(|&n| n < count)
-                .ok_or(Corruption::DenominatorNumber)?;
-            whole += (offsets[n + 1].get() - offsets[n].get()) as usize;
-        }
     }
-    Ok(Validated {
-        info,
-        layout,
-        whole,
-        body_crc: h.body_crc,
-        blocks,
-    })
+    Ok(())
 }
 
 /// Whether `offsets` start at 0, grow by at least `min` each and end at `end`.
@@ -798,14 +908,14 @@ mod tests {
             assert_eq!(t.info().max_level_white, 5);
             for (i, want) in values.iter().enumerate() {
                 assert_eq!(&t.value(i).unwrap(), want);
-                assert_eq!(t.key(i), 3 * i as u64 + 1);
-                assert_eq!(t.find(3 * i as u64 + 1), Some(i));
-                assert_eq!(t.level_white(i), i as u32);
-                assert_eq!(t.level_black(i), UNREACHED);
+                assert_eq!(t.key(i).unwrap(), 3 * i as u64 + 1);
+                assert_eq!(t.find(3 * i as u64 + 1).unwrap(), Some(i));
+                assert_eq!(t.level_white(i).unwrap(), i as u32);
+                assert_eq!(t.level_black(i).unwrap(), UNREACHED);
             }
-            assert_eq!(t.find(2), None);
+            assert_eq!(t.find(2).unwrap(), None);
             // Ranks follow the values: 0 < 1/3 < 1/2 < big < 1.
-            let ranks: Vec<u32> = (0..6).map(|i| t.rank(i)).collect();
+            let ranks: Vec<u32> = (0..6).map(|i| t.rank(i).unwrap()).collect();
             assert_eq!(ranks, vec![2, 0, 3, 2, 4, 1]);
         }
     }
@@ -886,23 +996,42 @@ mod tests {
         b = bytes.clone();
         b[HEADER_LEN - 1] ^= 1;
         assert_eq!(kind(open_bytes(&b)), Corruption::Checksum(Checksum::Header));
-        let c = kind(open_bytes(&forged(bytes.clone(), HEADER_LEN, 8, 6)));
-        assert!(matches!(c, Corruption::Version { version: 6, .. }), "{c:?}");
+        let c = kind(open_bytes(&forged(bytes.clone(), HEADER_LEN, 8, 7)));
+        assert!(matches!(c, Corruption::Version { version: 7, .. }), "{c:?}");
         assert_eq!(
             said(c),
-            "table format version 6, but this bidtb reads version 1, 2, 3, 4, 5 \
+            "table format version 7, but this bidtb reads version 1, 2, 3, 4, 5, 6 \
              (regenerate the file with this bidtb)"
         );
-        // The body of version 4 is checked whole at open; version 5's front sections.
+        // The body of version 4 is checked whole at open; version 5's front sections;
+        // version 6's blocks' checksums (its sections as they are read).
         let mut b = encode_v4(&contents(&values, None));
         let last = b.len() - 1;
         b[last] ^= 1;
         let c = kind(open_bytes(&b));
         assert_eq!(c, Corruption::Checksum(Checksum::Body));
         assert_eq!(said(c), "corrupted: the body checksum does not match");
-        b = bytes.clone();
+        b = encode_v5(&contents(&values, None));
         b[HEADER_LEN] ^= 1;
         assert_eq!(kind(open_bytes(&b)), Corruption::Checksum(Checksum::Front));
+        b = bytes.clone();
+        let last = b.len() - 1;
+        b[last] ^= 1;
+        assert_eq!(kind(open_bytes(&b)), Corruption::Checksum(Checksum::Front));
+        b = bytes.clone();
+        b[HEADER_LEN] ^= 1;
+        let t = open_bytes(&b).unwrap();
+        let e = t.key(0).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::Corrupt {
+                    corruption: Corruption::Checksum(Checksum::Block { index: 0, .. }),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
         // Forged past every checksum: the structure's checks.
         let c = kind(open_bytes(&forged(bytes.clone(), HEADER_LEN, 21, b'v')));
         assert!(matches!(c, Corruption::Material(_)), "{c:?}");
@@ -927,17 +1056,29 @@ mod tests {
         }
     }
 
-    /// Open a file image and read every dictionary value: what a flip anywhere must stop.
+    /// Open a file image, read every position and every dictionary value, each way a
+    /// reader does: what a flip anywhere must stop.
     fn open_and_read(bytes: &[u8]) -> Result<Table, Error> {
         let t = open_bytes(bytes)?;
+        for i in 0..t.len() {
+            let key = t.key(i)?;
+            if t.find(key)? != Some(i) {
+                return Err(t.no_such("position with key", key as usize));
+            }
+            t.known(i, &super::super::FromFile)?;
+        }
         for k in 0..t.info().dictionary_len {
             t.dictionary_value_as_stored(k)?;
         }
+        t.alpha_below_beta()?;
+        t.all_ranks(true)?;
+        t.keys_crc()?;
         Ok(t)
     }
 
-    /// Every single-byte flip of `bytes` is an error: at open, or (version 5's dictionary)
-    /// when the value it lies in is read, and for [`Table::check_all`].
+    /// Every single-byte flip of `bytes` is an error: at open, or (version 6, and version
+    /// 5's dictionary) when the position or value it lies in is read, and for
+    /// [`Table::check_all`].
     fn every_flip_is_noticed(bytes: &[u8]) {
         for at in 0..bytes.len() {
             let mut b = bytes.to_vec();
@@ -955,6 +1096,7 @@ mod tests {
         let values = [v(1, 2), v(3, 4), v(0, 1), v(5, 8), v(1, 8)];
         for bytes in [
             sample(&values),
+            encode_v5(&contents(&values, None)),
             encode_v4(&contents(&values, None)),
             encode_v3(&contents(&values[..4], None)),
             encode_legacy(&contents(&[v(1, 2), v(3, 4)], None)),
@@ -989,7 +1131,7 @@ mod tests {
                     good += 1;
                 }
                 Err(e) => {
-                    assert!(e.to_string().contains("dictionary block 5"), "{e}");
+                    assert!(e.to_string().contains("block 5 (bytes"), "{e}");
                     assert!(
                         matches!(
                             e,
@@ -1025,7 +1167,7 @@ mod tests {
             assert!(t.info().has_beta());
             // The dictionary is the union: 0, 1/3, 1/2, 2/3, 1.
             assert_eq!(t.info().dictionary_len, 5);
-            assert_eq!(t.alpha_below_beta(), 2);
+            assert_eq!(t.alpha_below_beta().unwrap(), 2);
             for i in 0..4 {
                 assert_eq!(t.value(i).unwrap(), alphas[i]);
                 let beta = t.beta_if_above(i).unwrap();
@@ -1036,15 +1178,25 @@ mod tests {
         let bytes = sample(&alphas);
         let t = open_bytes(&bytes).unwrap();
         assert!(!t.info().has_beta());
-        assert_eq!(t.alpha_below_beta(), 0);
-        assert_eq!(t.rank_beta(1), t.rank(1));
+        assert_eq!(t.alpha_below_beta().unwrap(), 0);
+        assert_eq!(t.rank_beta(1).unwrap(), t.rank(1).unwrap());
         assert_eq!(t.beta_if_above(0).unwrap(), None);
     }
 
     #[test]
     fn beta_below_alpha_and_every_flip_are_refused() {
-        let bytes = sample_with_beta(&[v(1, 2), v(1, 3)], Some(&[v(1, 3), v(1, 3)]));
-        let err = open_bytes(&bytes).unwrap_err().to_string();
+        // Version 5 refuses the file at open; version 6 the position when it is read, and
+        // the file when it is checked whole.
+        let (alphas, betas) = ([v(1, 2), v(1, 3)], [v(1, 3), v(1, 3)]);
+        let err = open_bytes(&encode_v5(&contents(&alphas, Some(&betas))))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("below its alpha"), "{err}");
+        let t = open_bytes(&sample_with_beta(&alphas, Some(&betas))).unwrap();
+        let err = t.beta_if_above(0).unwrap_err().to_string();
+        assert!(err.contains("below its alpha"), "{err}");
+        assert_eq!(t.beta_if_above(1).unwrap(), None);
+        let err = t.check_all().unwrap_err().to_string();
         assert!(err.contains("below its alpha"), "{err}");
         let bytes = sample_with_beta(&[v(1, 2), v(1, 3)], Some(&[v(3, 4), v(1, 3)]));
         assert!(open_bytes(&bytes).is_ok());
@@ -1087,7 +1239,7 @@ mod tests {
     }
 
     /// Make every checksum of a file image good again after its body was changed, as a
-    /// forger would (versions 4 and 5).
+    /// forger would (versions 4 to 6).
     fn reforged(mut b: Vec<u8>) -> Vec<u8> {
         let version = u32::from_le_bytes(b[8..12].try_into().unwrap());
         let header_len = if version == 4 {
@@ -1095,9 +1247,14 @@ mod tests {
         } else {
             HEADER_LEN
         };
-        if version == 5 {
+        if version >= 5 {
             let field = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
-            let (start, end) = (field(152) as usize, field(168) as usize);
+            let start = if version == 5 {
+                field(152) as usize
+            } else {
+                header_len
+            };
+            let end = field(168) as usize;
             let mut sums = BlockSums::new(BLOCK_LEN);
             sums.update(&b[start..end]);
             let sums: Vec<u8> = sums
@@ -1123,10 +1280,10 @@ mod tests {
     fn a_forged_denominator_number_is_refused() {
         // Every checksum made good again, as a forger would: the entry's denominator number
         // then lies outside the list. Version 4 refuses the file at open (it reads every
-        // entry's number there); version 5 refuses the entry when it is read.
+        // entry's number there); versions 5 and 6 refuse the entry when it is read.
         let values = [v(1, 2), v(1, 3)];
         let c = contents(&values, None);
-        for bytes in [encode(&c), encode_v4(&c)] {
+        for bytes in [encode(&c), encode_v5(&c), encode_v4(&c)] {
             let t = open_bytes(&bytes).unwrap();
             let entries = t.layout.dictionary_bytes;
             let version = t.info().version;
@@ -1155,10 +1312,64 @@ mod tests {
     }
 
     #[test]
+    fn positions_are_checked_where_they_are_read() {
+        // 20,000 positions: keys, ranks and levels over several blocks. A flip in the
+        // middle of the keys lets the file open; the positions in that block are refused,
+        // naming it, the others answer; `check_all` refuses the file.
+        let values: Vec<Value> = (0..20_000u64).map(|k| v(k % 7, 7)).collect();
+        let mut c = contents(&values, None);
+        (c.board, c.raw_positions) = (crate::geometry::Board::new(8, 8).unwrap(), 1 << 18);
+        let bytes = encode(&c);
+        let t = open_bytes(&bytes).unwrap();
+        let keys = t.layout.keys.clone();
+        assert!(keys.len() > 2 * BLOCK_LEN, "{keys:?}");
+        let mut b = bytes.clone();
+        let at = keys.start + 8 * 10_000;
+        b[at] ^= 1;
+        let t = open_bytes(&b).unwrap();
+        let block = (at - HEADER_LEN) / BLOCK_LEN;
+        let named = |e: Error| {
+            matches!(e, Error::Corrupt {
+                corruption: Corruption::Checksum(Checksum::Block { index, .. }),
+                ..
+            } if index == block)
+        };
+        assert!(named(t.key(10_000).unwrap_err()));
+        assert!(named(t.find(3 * 10_000 + 1).unwrap_err()));
+        assert_eq!(t.key(0).unwrap(), 1);
+        assert_eq!(t.value(19_999).unwrap(), values[19_999]);
+        assert!(named(t.check_all().unwrap_err()));
+
+        // Forged past every checksum: keys out of order, a rank past the dictionary.
+        let mut b = bytes.clone();
+        b[keys.start..keys.start + 8].copy_from_slice(&5u64.to_le_bytes());
+        let t = open_bytes(&reforged(b)).unwrap();
+        assert_eq!(t.value(1).unwrap(), values[1]);
+        let e = t.check_all().unwrap_err().to_string();
+        assert!(e.contains("keys"), "{e}");
+        let mut b = bytes.clone();
+        let ranks = t.layout.ranks.start;
+        b[ranks..ranks + 4].copy_from_slice(&7u32.to_le_bytes());
+        let t = open_bytes(&reforged(b)).unwrap();
+        let e = t.value(0).unwrap_err().to_string();
+        assert!(e.contains("rank"), "{e}");
+        assert_eq!(t.value(1).unwrap(), values[1]);
+        assert!(t.check_all().is_err());
+        // An entry's offsets that do not grow.
+        let mut b = bytes.clone();
+        let index = t.layout.dictionary_index.start;
+        b[index + 8..index + 16].copy_from_slice(&0u64.to_le_bytes());
+        let t = open_bytes(&reforged(b)).unwrap();
+        let e = t.dictionary_value_as_stored(0).unwrap_err().to_string();
+        assert!(e.contains("dictionary"), "{e}");
+        assert!(t.check_all().is_err());
+    }
+
+    #[test]
     fn an_empty_material_round_trips() {
         let t = open_bytes(&sample(&[])).unwrap();
         assert!(t.is_empty());
-        assert_eq!(t.find(0), None);
+        assert_eq!(t.find(0).unwrap(), None);
     }
 
     #[test]

@@ -124,7 +124,10 @@ pub(super) fn write_8x8_krvk(dir: &Path, values: &[Value]) -> (PathBuf, Vec<u8>)
 /// Every value of `values` read back from `t` at its position.
 pub(super) fn read_back(t: &Table, values: &[Value]) {
     for (i, want) in values.iter().enumerate() {
-        assert_eq!(&t.value(t.find(3 * i as u64 + 1).unwrap()).unwrap(), want);
+        assert_eq!(
+            &t.value(t.find(3 * i as u64 + 1).unwrap().unwrap()).unwrap(),
+            want
+        );
     }
 }
 

@@ -44,6 +44,18 @@ pub fn upgrade(path: &Path) -> Result<Upgraded, Error> {
         .map(|k| old.dictionary_value_as_stored(k))
         .collect::<Result<_, Error>>()?;
     let n = old.len();
+    let mut keys = Vec::with_capacity(n);
+    let (mut values, mut betas) = (Vec::with_capacity(n), Vec::new());
+    let (mut levels_white, mut levels_black) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for i in 0..n {
+        keys.push(old.key(i)?);
+        values.push(&dictionary[old.rank(i)? as usize]);
+        if info.has_beta {
+            betas.push(&dictionary[old.rank_beta(i)? as usize]);
+        }
+        levels_white.push(old.level_white(i)?);
+        levels_black.push(old.level_black(i)?);
+    }
     let contents = Contents {
         board: info.board,
         material: info.material,
@@ -53,15 +65,11 @@ pub fn upgrade(path: &Path) -> Result<Upgraded, Error> {
         converged: info.converged,
         certified_alpha: info.certified_alpha,
         certified_beta: info.certified_beta,
-        keys: (0..n).map(|i| old.key(i)).collect(),
-        values: (0..n).map(|i| &dictionary[old.rank(i) as usize]).collect(),
-        values_beta: info.has_beta.then(|| {
-            (0..n)
-                .map(|i| &dictionary[old.rank_beta(i) as usize])
-                .collect()
-        }),
-        levels_white: (0..n).map(|i| old.level_white(i)).collect(),
-        levels_black: (0..n).map(|i| old.level_black(i)).collect(),
+        keys,
+        values,
+        values_beta: info.has_beta.then_some(betas),
+        levels_white,
+        levels_black,
     };
     write(path, &contents)?;
     drop(contents);
@@ -71,12 +79,22 @@ pub fn upgrade(path: &Path) -> Result<Upgraded, Error> {
             i.version = VERSION;
             i
         };
-        let rows = (0..n).into_par_iter().all(|i| {
-            (new.key(i), new.rank(i), new.rank_beta(i))
-                == (old.key(i), old.rank(i), old.rank_beta(i))
-                && (new.level_white(i), new.level_black(i))
-                    == (old.level_white(i), old.level_black(i))
-        });
+        new.check_all()?;
+        let row = |t: &Table, i: usize| -> Result<[u64; 5], Error> {
+            Ok([
+                t.key(i)?,
+                t.rank(i)?.into(),
+                t.rank_beta(i)?.into(),
+                t.level_white(i)?.into(),
+                t.level_black(i)?.into(),
+            ])
+        };
+        let rows = (0..n)
+            .into_par_iter()
+            .map(|i| Ok(row(&new, i)? == row(&old, i)?))
+            .collect::<Result<Vec<bool>, Error>>()?
+            .iter()
+            .all(|&same| same);
         let entries = (0..info.dictionary_len)
             .into_par_iter()
             .map(|k| Ok(new.dictionary_value_as_stored(k)? == dictionary[k]))

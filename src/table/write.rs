@@ -54,7 +54,6 @@ pub struct Contents<'a> {
 /// Dictionary values encoded per parallel batch while the writer streams them.
 pub(super) const ENCODE_BATCH: usize = 4096;
 
-/// The file image of a table (version 4), in memory: [`encode_to`] into a vector.
 /// The bytes of a table of `positions` positions apart from its values' digits (its
 /// dictionary and denominators): the header, each position's key, α's rank and both
 /// levels, and β's rank where `beta` (α < β somewhere). What a table needs on disk at
@@ -64,13 +63,15 @@ pub fn fixed_bytes(positions: u64, beta: bool) -> u64 {
     super::HEADER_LEN as u64 + positions * per_position
 }
 
+/// The file image of a table in the current version, in memory: [`encode_to`] into a
+/// vector.
 pub fn encode(c: &Contents<'_>) -> Vec<u8> {
     let mut out = std::io::Cursor::new(Vec::new());
     encode_to(c, &mut out).expect("writing to memory cannot fail");
     out.into_inner()
 }
 
-/// Write the file image of a table (version 4) to `out`, streaming: only the fixed-size
+/// Write the file image of a table in the current version ([`VERSION`]) to `out`, streaming: only the fixed-size
 /// sections (about 24 bytes a position) and the distinct denominators are assembled in
 /// memory, the dictionary's numerators (gigabytes where values have thousands of digits)
 /// go out in batches as they are encoded, and the header, which holds the body's checksum,
@@ -88,6 +89,15 @@ pub(super) fn encode_v3(c: &Contents<'_>) -> Vec<u8> {
     out.into_inner()
 }
 
+/// The file image of a table in version 5 (the positions' sections checked at open), as
+/// earlier builds wrote it: for the tests that check this build still reads such files.
+#[cfg(test)]
+pub(super) fn encode_v5(c: &Contents<'_>) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    encode_version(c, 5, &mut out).expect("writing to memory cannot fail");
+    out.into_inner()
+}
+
 /// The file image of a table in version 4 (the dictionary under the body's checksum
 /// alone), as earlier builds wrote it: for the tests that check this build still reads
 /// such files.
@@ -98,7 +108,7 @@ pub(super) fn encode_v4(c: &Contents<'_>) -> Vec<u8> {
     out.into_inner()
 }
 
-/// [`encode_to`] in format `version`: 5, or 4 and 3 (for tests).
+/// [`encode_to`] in format `version`: 6, or 5, 4 and 3 (for tests).
 pub(super) fn encode_version<W: Write + Seek>(
     c: &Contents<'_>,
     version: u32,
@@ -202,7 +212,10 @@ pub(super) fn encode_version<W: Write + Seek>(
             .map(|v| (v.shared_odd().bits() + u64::from(v.twos())).div_ceil(8))
             .sum::<u64>();
     let blocks_offset = layout.dictionary_bytes as u64 + entries_len;
-    let blocks_len = blocks_offset - fixed_end as u64;
+    // Version 6's blocks cover every byte after the header; version 5's the dictionary's.
+    let all_in_blocks = version >= ALL_IN_BLOCKS;
+    let blocks_start = if all_in_blocks { header_len } else { fixed_end };
+    let blocks_len = blocks_offset - blocks_start as u64;
     let block_count = blocks_len.div_ceil(BLOCK_LEN as u64);
     let file_len = match version {
         ..=4 => blocks_offset,
@@ -210,12 +223,18 @@ pub(super) fn encode_version<W: Write + Seek>(
     };
 
     out.seek(SeekFrom::Start(0))?;
-    // The body's checksum: the fixed sections', the dictionary's combined from its
-    // blocks', then the blocks' checksums.
+    // The body's checksum: the fixed sections', the dictionary's (combined from the
+    // blocks', which take in the fixed sections too in version 6), then the blocks'
+    // checksums; what is checked at open: version 5, the fixed sections and the blocks'
+    // checksums; version 6, the blocks' checksums alone.
     let mut crc = crc32fast::Hasher::new();
-    crc.update(&bytes[header_len..]);
-    let mut front = crc.clone();
     let mut blocks = BlockSums::new(BLOCK_LEN);
+    if all_in_blocks {
+        blocks.update(&bytes[header_len..]);
+    } else {
+        crc.update(&bytes[header_len..]);
+    }
+    let mut front = crc.clone();
     {
         let mut w = BufWriter::with_capacity(1 << 20, &mut *out);
         w.write_all(&bytes)?;
@@ -358,7 +377,7 @@ mod tests {
         // 80 bytes, is written once instead of 40 times, against 84 bytes more of
         // denominators' index (48), header (32) and the one block's checksum (4).
         let t = open_bytes(&new).unwrap();
-        assert_eq!(t.info().version, 5);
+        assert_eq!(t.info().version, 6);
         assert_eq!(t.info().dictionary_len, 46);
         assert_eq!(t.layout.denominators_index.as_ref().unwrap().len(), 8 * 6);
         assert!(
@@ -370,7 +389,7 @@ mod tests {
         let old = open_bytes(&old).unwrap();
         for (i, want) in values.iter().enumerate() {
             assert_eq!(&t.value(i).unwrap(), want);
-            assert_eq!(t.rank(i), old.rank(i));
+            assert_eq!(t.rank(i).unwrap(), old.rank(i).unwrap());
         }
         for k in 0..46 {
             assert_eq!(
@@ -378,7 +397,7 @@ mod tests {
                 old.dictionary_value_as_stored(k).unwrap()
             );
         }
-        // What the values take decoded does not depend on the version (5 states it, 4 adds
+        // What the values take decoded does not depend on the version (6 states it, 4 adds
         // it up).
         assert_eq!(t.dictionary_size_bytes(), old.dictionary_size_bytes());
         let v4 = open_bytes(&encode_v4(&c)).unwrap();

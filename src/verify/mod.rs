@@ -243,7 +243,7 @@ impl<'a> Exits<'a> {
     /// The table of `material`, the index of its position `key` and its values read once.
     fn find(&self, material: Material, key: u64) -> Result<(&Table, usize, &ReadOnce), Error> {
         let t = self.tables.table(self.board, material)?;
-        let i = t.find(key).ok_or_else(|| Error::Table {
+        let i = t.find(key)?.ok_or_else(|| Error::Table {
             path: t.path().display().to_string(),
             reason: format!("no position with key {key} (needed as an exit)"),
         })?;
@@ -323,7 +323,7 @@ fn verify_material(
     let mut out = ClassCheck {
         positions: class.len(),
         distinct_values: info.dictionary_len,
-        alpha_below_beta: table.alpha_below_beta(),
+        alpha_below_beta: table.alpha_below_beta()?,
         ..ClassCheck::default()
     };
     let name = material.to_string();
@@ -333,7 +333,14 @@ fn verify_material(
             .map(|p| format!("{name}: {p}"))
             .collect()
     };
-    if table.len() != class.len() || (0..class.len()).any(|i| table.key(i) != class.key(i)) {
+    let mut same = table.len() == class.len();
+    for i in 0..class.len() {
+        if !same {
+            break;
+        }
+        same = table.key(i)? == class.key(i);
+    }
+    if !same {
         problems.push("its positions are not the indexed positions of the material".into());
         return Ok((out, named(problems)));
     }
@@ -344,28 +351,32 @@ fn verify_material(
     let changed = terminals.changed(table.len());
     let exits_differ = changed.contains(&true);
     let start = &terminals.start;
-    let alpha = Stored::new(table, &dictionary, Bound::Alpha, terminals.alpha);
+    let alpha = Stored::new(table, &dictionary, Bound::Alpha, terminals.alpha)?;
     let cert = certificate::certify_from(&alpha, &graph, start);
     drop(alpha);
     // β apart where it differs from α: its own equations and its own T′. Where only the
     // exits' β differ, α's values are checked again where those exits reach them.
-    let beta_cert = (info.has_beta() || exits_differ).then(|| {
-        let beta = Stored::new(table, &dictionary, Bound::Beta, terminals.beta);
-        if info.has_beta() {
-            certificate::certify_from(&beta, &graph, start)
-        } else {
-            certificate::certify_again(&beta, &graph, start, &cert, &changed)
+    let beta_cert = match info.has_beta() || exits_differ {
+        true => {
+            let beta = Stored::new(table, &dictionary, Bound::Beta, terminals.beta)?;
+            Some(if info.has_beta() {
+                certificate::certify_from(&beta, &graph, start)
+            } else {
+                certificate::certify_again(&beta, &graph, start, &cert, &changed)
+            })
         }
-    });
+        false => None,
+    };
     let bc = beta_cert.as_ref().unwrap_or(&cert);
     out.violations = cert.violations.len() + beta_cert.as_ref().map_or(0, |b| b.violations.len());
     out.alpha_failures = cert.alpha_failures.len();
     out.beta_failures = bc.beta_failures.len();
-    out.level_mismatches = (0..class.len())
-        .filter(|&i| {
-            table.level_white(i) != cert.white_levels[i]
-                || table.level_black(i) != bc.black_levels[i]
-        })
-        .count();
+    for i in 0..class.len() {
+        if table.level_white(i)? != cert.white_levels[i]
+            || table.level_black(i)? != bc.black_levels[i]
+        {
+            out.level_mismatches += 1;
+        }
+    }
     Ok((out, named(problems)))
 }

@@ -11,6 +11,7 @@ use std::cmp::Ordering;
 
 use num_bigint::BigUint;
 use rayon::prelude::*;
+use zerocopy::little_endian::U32;
 
 use crate::error::Error;
 use crate::table::Table;
@@ -200,34 +201,33 @@ pub enum Bound {
 pub struct Stored<'a> {
     table: &'a Table,
     dictionary: &'a Dictionary,
-    bound: Bound,
+    /// Each position's dictionary entry by the bound.
+    ranks: &'a [U32],
     positions: usize,
     terminals: Images,
 }
 
 impl<'a> Stored<'a> {
-    /// `table`'s positions by `bound`, then `terminals` (imaged at the dictionary's width).
+    /// `table`'s positions by `bound`, then `terminals` (imaged at the dictionary's width);
+    /// an error if the table's ranks are damaged.
     pub fn new(
         table: &'a Table,
         dictionary: &'a Dictionary,
         bound: Bound,
         terminals: Vec<Value>,
-    ) -> Stored<'a> {
-        Stored {
+    ) -> Result<Stored<'a>, Error> {
+        Ok(Stored {
             table,
             dictionary,
-            bound,
+            ranks: table.all_ranks(bound == Bound::Beta)?,
             positions: table.len(),
             terminals: Images::new(terminals, dictionary.width()),
-        }
+        })
     }
 
     /// Position `i`'s dictionary entry.
     fn rank(&self, i: usize) -> usize {
-        match self.bound {
-            Bound::Alpha => self.table.rank(i) as usize,
-            Bound::Beta => self.table.rank_beta(i) as usize,
-        }
+        self.ranks[i].get() as usize
     }
 }
 

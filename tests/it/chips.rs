@@ -44,7 +44,7 @@ fn largest_gap(root: &Path, board: Board, k: u32) -> BigRational {
     for m in Material::three_piece() {
         let t = tb.table(board, m).unwrap();
         for i in 0..t.len() {
-            let pos = index::position_of_key(board, m, t.key(i)).unwrap();
+            let pos = index::position_of_key(board, m, t.key(i).unwrap()).unwrap();
             let th = tb.chip_thresholds(board, &pos, k).unwrap();
             let r = tb.entry(board, &pos).unwrap().value.to_ratio();
             let alpha = BigRational::new(

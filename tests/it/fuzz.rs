@@ -196,16 +196,23 @@ fn damaged(bytes: &[u8], damage: &[Damage]) -> Vec<u8> {
     b
 }
 
-/// Recompute every checksum (of a version 5 header: the dictionary's blocks where the
-/// header's offsets allow, the front sections', the body's and the header's), so that
-/// the damage reaches the structural checks.
+/// Recompute every checksum (of a version 5 or 6 header: the blocks' where the header's
+/// offsets allow, those checked at open, the body's and the header's), so that the damage
+/// reaches the structural checks.
 fn fix_checksums(b: &mut [u8]) {
     let h = table::HEADER_LEN;
     if b.len() < h {
         return;
     }
     let field = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
-    let (start, end) = (field(b, 152) as usize, field(b, 168) as usize);
+    // Version 6's blocks start after the header, version 5's at the dictionary.
+    let version = u32::from_le_bytes(b[8..12].try_into().unwrap());
+    let start = if version == 5 {
+        field(b, 152) as usize
+    } else {
+        h
+    };
+    let end = field(b, 168) as usize;
     let block = u32::from_le_bytes(b[164..168].try_into().unwrap()) as usize;
     if h <= start && start <= end && end <= b.len() && block > 0 {
         let sums: Vec<u8> = b[start..end]

@@ -690,7 +690,12 @@ fn chip_ranks_end_at_the_chip_files() {
                 .exits()
                 .iter()
                 .map(|e| {
-                    let i = tb.table(board, e.material).unwrap().find(e.key).unwrap();
+                    let i = tb
+                        .table(board, e.material)
+                        .unwrap()
+                        .find(e.key)
+                        .unwrap()
+                        .unwrap();
                     let th = tb.chip_table(board, e.material, CHIPS).unwrap().get(i);
                     let th = if e.mirrored { th.mirrored(&total) } else { th };
                     th.win_of(&total, side) as u16
