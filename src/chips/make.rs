@@ -142,14 +142,7 @@ fn graph_and_exits(
     let index = Index::new(board, &[m]);
     let keys_crc = {
         let t = opened.table(m)?;
-        let mut same = t.len() == index.len();
-        for i in 0..t.len() {
-            if !same {
-                break;
-            }
-            same = t.key(i)? == index.classes()[0].key(i);
-        }
-        if !same {
+        if !t.holds_keys(index.classes()[0].keys())? {
             return Err(Error::Table {
                 path: t.path().display().to_string(),
                 reason: format!("its positions are not those of {m} on {board}"),

@@ -334,6 +334,20 @@ impl Table {
         Ok(crc32fast::hash(self.checked(self.layout.keys.clone())?))
     }
 
+    /// Whether the table's positions are exactly `keys`, in order (the indexed positions
+    /// of its material): a reader that walks positions by index checks this first.
+    pub fn holds_keys(&self, keys: &[u64]) -> Result<bool, Error> {
+        if self.len() != keys.len() {
+            return Ok(false);
+        }
+        for (i, &key) in keys.iter().enumerate() {
+            if self.key(i)? != key {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
     /// The canonical key of position `i`.
     pub fn key(&self, i: usize) -> Result<u64, Error> {
         if self.layout.key_width == 4 {
@@ -368,16 +382,21 @@ impl Table {
 
     /// The rank of position `i`'s β in the dictionary (its α rank where no β is stored).
     pub fn rank_beta(&self, i: usize) -> Result<u32, Error> {
+        self.ranks(i).map(|(_, beta)| beta)
+    }
+
+    /// Position `i`'s α and β ranks, α's read once (β's is α's where no β is stored).
+    pub fn ranks(&self, i: usize) -> Result<(u32, u32), Error> {
         let alpha = self.rank(i)?;
         let Some(range) = &self.layout.ranks_beta else {
-            return Ok(alpha);
+            return Ok((alpha, alpha));
         };
         let beta = self.word(range, i)?;
         // Ranks compare like values, so α ≤ β is a comparison of ranks.
         if beta as usize >= self.info.dictionary_len || beta < alpha {
             return Err(self.corrupted(Corruption::BetaRanks));
         }
-        Ok(beta)
+        Ok((alpha, beta))
     }
 
     /// The exact value of position `i`: α, which is the value where α = β.
@@ -387,7 +406,7 @@ impl Table {
 
     /// The exact β of position `i`, if it differs from α.
     pub fn beta_if_above(&self, i: usize) -> Result<Option<Value>, Error> {
-        let (a, b) = (self.rank(i)?, self.rank_beta(i)?);
+        let (a, b) = self.ranks(i)?;
         if a == b {
             return Ok(None);
         }
@@ -917,6 +936,14 @@ mod tests {
             // Ranks follow the values: 0 < 1/3 < 1/2 < big < 1.
             let ranks: Vec<u32> = (0..6).map(|i| t.rank(i).unwrap()).collect();
             assert_eq!(ranks, vec![2, 0, 3, 2, 4, 1]);
+            assert_eq!(t.ranks(2).unwrap(), (3, 3));
+            // The positions are exactly the keys, in order, or they are not.
+            let keys: Vec<u64> = (0..6).map(|i| 3 * i + 1).collect();
+            assert!(t.holds_keys(&keys).unwrap());
+            assert!(!t.holds_keys(&keys[..5]).unwrap());
+            let mut other = keys.clone();
+            other[5] += 1;
+            assert!(!t.holds_keys(&other).unwrap());
         }
     }
 
@@ -1174,6 +1201,8 @@ mod tests {
                 assert_eq!(beta.as_ref().unwrap_or(&alphas[i]), &betas[i]);
                 assert_eq!(beta.is_some(), alphas[i] != betas[i]);
             }
+            // 0 and 2/3 are ranks 0 and 3.
+            assert_eq!(t.ranks(1).unwrap(), (0, 3));
         }
         let bytes = sample(&alphas);
         let t = open_bytes(&bytes).unwrap();

@@ -43,7 +43,8 @@ impl Table {
     /// What position `i` says: its α and β (β's rank read only where it differs from α's)
     /// and its levels in T and T′ ([`super::UNREACHED`] outside them), decoded by `decode`.
     pub fn known(&self, i: usize, decode: &impl Decode) -> Result<Known, Error> {
-        let (a, b) = (self.rank(i)? as usize, self.rank_beta(i)? as usize);
+        let (a, b) = self.ranks(i)?;
+        let (a, b) = (a as usize, b as usize);
         let alpha = decode.value(self, a)?;
         Ok(Known {
             beta: if a == b {
@@ -59,7 +60,8 @@ impl Table {
 
     /// Position `i`'s values seen from afar: their shadows and its levels.
     pub fn glance(&self, i: usize, decode: &impl Decode) -> Result<Glance, Error> {
-        let (a, b) = (self.rank(i)? as usize, self.rank_beta(i)? as usize);
+        let (a, b) = self.ranks(i)?;
+        let (a, b) = (a as usize, b as usize);
         let alpha = decode.shadow(self, a)?;
         Ok(Glance {
             alpha,

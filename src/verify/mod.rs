@@ -333,14 +333,7 @@ fn verify_material(
             .map(|p| format!("{name}: {p}"))
             .collect()
     };
-    let mut same = table.len() == class.len();
-    for i in 0..class.len() {
-        if !same {
-            break;
-        }
-        same = table.key(i)? == class.key(i);
-    }
-    if !same {
+    if !table.holds_keys(class.keys())? {
         problems.push("its positions are not the indexed positions of the material".into());
         return Ok((out, named(problems)));
     }
