@@ -275,6 +275,10 @@ pub enum Corruption {
     /// denominator outside the list).
     #[error("dictionary entry {0} is not a value in [0, 1]")]
     Entry(usize),
+    /// Version 7: dictionary entry `.0` is the mean of entries that do not exist, refer
+    /// back to it, or lead through more than `table::MAX_MEAN_DEPTH` means.
+    #[error("dictionary entry {0} is the mean of entries that do not resolve")]
+    Mean(usize),
 }
 
 /// Which stored checksum does not match ([`Corruption::Checksum`]).

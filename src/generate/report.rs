@@ -280,11 +280,38 @@ pub fn table_contents(sol: &Solution) -> Option<Vec<crate::table::Contents<'_>>>
                     })
                     .map(|upper| range.clone().map(|i| upper.values.value(i)).collect()),
                 levels_white: cert.white_levels[range.clone()].to_vec(),
-                levels_black: beta_cert.black_levels[range].to_vec(),
+                levels_black: beta_cert.black_levels[range.clone()].to_vec(),
+                means: [(&sol.values, cert), (sol.beta_values(), beta_cert)]
+                    .iter()
+                    .take(if sol.beta.is_some() { 2 } else { 1 })
+                    .filter(|(_, c)| c.violations.is_empty())
+                    .flat_map(|(values, _)| equations(&sol.graph, values, range.clone()))
+                    .collect(),
             }
         })
         .collect();
     Some(contents)
+}
+
+/// The Richman equation of each position of `range` with its best moves by `values`
+/// (White's first greatest option, Black's first least, as the certificate picks them),
+/// as `[v, a, b]` with `2v = a + b`: where the certificate found no violation, the writer
+/// may store `v` as the mean of `a` and `b`.
+fn equations<'a>(
+    graph: &crate::graph::Graph,
+    values: &'a crate::value::Images,
+    range: std::ops::Range<usize>,
+) -> Vec<crate::table::Mean<'a>> {
+    use crate::certificate::{greedy_max, greedy_min};
+    use rayon::prelude::*;
+    range
+        .into_par_iter()
+        .map(|p| {
+            let w = greedy_max(values, graph.white(p)) as usize;
+            let b = greedy_min(values, graph.black(p)) as usize;
+            [values.value(p), values.value(w), values.value(b)]
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //! 79,145 denominators), and a denominator is as long as its numerator, so version 4 holds
 //! about half the bytes.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use num_bigint::BigUint;
@@ -33,25 +33,69 @@ pub(super) enum Form {
 pub(super) const MIN_ENTRY: u64 = 5;
 
 /// The dictionary of a file being written: its values in increasing order, the rank of
-/// each (by numerator and denominator, which are in lowest terms), and for version 4 its
-/// distinct denominators in the order of their first use.
+/// each (by numerator and denominator, which are in lowest terms), for version 4 on its
+/// distinct denominators in the order of their first use, and for version 7 the entries
+/// stored as the mean of two others ([`super::means`]).
 pub(super) struct Dictionary<'a> {
     /// The distinct values, increasing.
     pub values: Vec<&'a Value>,
     ranks: HashMap<Key<'a>, u32>,
-    /// The distinct denominators (odd part, power of two), in the order of their first use
-    /// by `values` (empty for the whole form).
+    /// The distinct denominators of the entries stored whole (odd part, power of two), in
+    /// the order of their first use by `values` (empty for the whole form).
     pub denominators: Vec<(&'a BigUint, u32)>,
     numbers: HashMap<(&'a BigUint, u32), u32>,
+    /// Per entry, the two entries it is stored as the mean of (empty: every entry whole).
+    means: Vec<Option<(u32, u32)>>,
     form: Form,
 }
 
+/// A mean the writer may store instead of a value: `[v, a, b]` with `2v = a + b` exactly.
+pub type Mean<'a> = [&'a Value; 3];
+
 impl<'a> Dictionary<'a> {
-    /// The dictionary of `all` (values may repeat), in entry form `form`.
-    pub fn new(all: impl Iterator<Item = &'a Value>, form: Form) -> Dictionary<'a> {
+    /// The dictionary of `all` (values may repeat) and of the halves of `means`, in entry
+    /// form `form`; in the shared form, entries that `means` show to be the mean of two
+    /// others are stored so where [`super::means::choose`] picks them.
+    pub fn new(
+        all: impl Iterator<Item = &'a Value>,
+        means: &[Mean<'a>],
+        form: Form,
+    ) -> Dictionary<'a> {
         let mut ranks: HashMap<Key<'a>, u32> = HashMap::new();
         let mut values: Vec<&Value> = Vec::new();
         for v in all {
+            ranks.entry(key(v)).or_insert_with(|| {
+                values.push(v);
+                0
+            });
+        }
+        // A value that is the mean of two values the positions take needs no other; only
+        // the others bring their halves (the exits' values) into the dictionary.
+        // A mean only where it is shorter than the value whole, and brings in no value
+        // longer than itself.
+        let listed = |v: &Value| ranks.contains_key(&key(v));
+        let whole = |v: &Value| 4 + v.numer_bits().div_ceil(8).max(1);
+        let means: Vec<Mean<'a>> = means
+            .par_iter()
+            .filter(|m| {
+                let long = whole(m[0]);
+                long > MEAN_ENTRY_LEN && [m[1], m[2]].iter().all(|h| listed(h) || whole(h) <= long)
+            })
+            .copied()
+            .collect();
+        let within = |m: &Mean<'a>| listed(m[1]) && listed(m[2]) && m[1] != m[0] && m[2] != m[0];
+        let served: HashSet<Key<'a>> = means
+            .par_iter()
+            .filter(|m| within(m))
+            .map(|m| key(m[0]))
+            .collect();
+        let means: Vec<Mean<'a>> = means
+            .iter()
+            .filter(|m| within(m) || !served.contains(&key(m[0])))
+            .copied()
+            .collect();
+        drop(served);
+        for v in means.iter().flat_map(|m| [m[1], m[2]]) {
             ranks.entry(key(v)).or_insert_with(|| {
                 values.push(v);
                 0
@@ -66,10 +110,23 @@ impl<'a> Dictionary<'a> {
         for (rank, v) in values.iter().enumerate() {
             ranks.insert(key(v), rank as u32);
         }
+        let means = if form == Form::SharedDenominators && !means.is_empty() {
+            let rank = |v: &Value| ranks[&key(v)];
+            let triples: Vec<[u32; 3]> = means
+                .par_iter()
+                .map(|m| [rank(m[0]), rank(m[1]), rank(m[2])])
+                .collect();
+            super::means::choose(values.len(), triples)
+        } else {
+            Vec::new()
+        };
         let mut denominators = Vec::new();
         let mut numbers = HashMap::new();
         if form == Form::SharedDenominators {
-            for v in &values {
+            for (k, v) in values.iter().enumerate() {
+                if means.get(k).is_some_and(Option::is_some) {
+                    continue;
+                }
                 numbers.entry(denominator(v)).or_insert_with(|| {
                     denominators.push(denominator(v));
                     (denominators.len() - 1) as u32
@@ -81,6 +138,7 @@ impl<'a> Dictionary<'a> {
             ranks,
             denominators,
             numbers,
+            means,
             form,
         }
     }
@@ -96,29 +154,59 @@ impl<'a> Dictionary<'a> {
         self.ranks = HashMap::new();
     }
 
-    /// The bytes of entry `v`'s encoding, without encoding it.
-    pub fn entry_len(&self, v: &Value) -> u64 {
+    /// The two entries entry `k` is stored as the mean of, if it is.
+    fn mean_of(&self, k: usize) -> Option<(u32, u32)> {
+        self.means.get(k).copied().flatten()
+    }
+
+    /// The bytes of entry `k`'s encoding, without encoding it.
+    pub fn entry_len(&self, k: usize) -> u64 {
+        let v = self.values[k];
         match self.form {
             Form::Whole => 4 + v.numer_bits().div_ceil(8).max(1) + byte_len(&v.denom()),
+            Form::SharedDenominators if self.mean_of(k).is_some() => MEAN_ENTRY_LEN,
             Form::SharedDenominators => 4 + v.numer_bits().div_ceil(8).max(1),
         }
     }
 
-    /// Append entry `v`'s encoding to `out`.
-    pub fn encode_entry(&self, v: &Value, out: &mut Vec<u8>) {
-        let numer = v.numer();
-        match self.form {
-            Form::Whole => {
+    /// Append entry `k`'s encoding to `out`.
+    pub fn encode_entry(&self, k: usize, out: &mut Vec<u8>) {
+        let v = self.values[k];
+        match (self.form, self.mean_of(k)) {
+            (Form::Whole, _) => {
+                let numer = v.numer();
                 out.extend_from_slice(&(bytes::byte_len(&numer) as u32).to_le_bytes());
                 bytes::append_le_bytes(&numer, out);
                 bytes::append_le_bytes(&v.denom(), out);
             }
-            Form::SharedDenominators => {
+            (Form::SharedDenominators, Some((a, b))) => {
+                for word in [MEAN_MARK, a, b] {
+                    out.extend_from_slice(&word.to_le_bytes());
+                }
+            }
+            (Form::SharedDenominators, None) => {
                 out.extend_from_slice(&self.numbers[&denominator(v)].to_le_bytes());
-                bytes::append_le_bytes(&numer, out);
+                bytes::append_le_bytes(&v.numer(), out);
             }
         }
     }
+}
+
+/// Version 7: the word in place of a denominator number that marks an entry stored as the
+/// mean of two others, whose numbers follow it.
+pub(super) const MEAN_MARK: u32 = u32::MAX;
+/// The bytes of a mean entry: the mark and two entry numbers.
+pub(super) const MEAN_ENTRY_LEN: u64 = 12;
+
+/// Version 7: the two entries a mean entry names (None unless `entry` is one: the mark and
+/// exactly two numbers).
+pub(super) fn mean_entry(entry: &[u8]) -> Option<Option<(u32, u32)>> {
+    if denominator_number(entry) != Some(MEAN_MARK) {
+        return Some(None);
+    }
+    let words: &[u8; 12] = entry.try_into().ok()?;
+    let word = |i: usize| u32::from_le_bytes(words[i..i + 4].try_into().expect("4"));
+    Some(Some((word(4), word(8))))
 }
 
 fn key(v: &Value) -> Key<'_> {
@@ -206,13 +294,14 @@ mod tests {
             Value::new(&big / 3u8 + 1u8, big.clone()),
         ];
         for form in [Form::Whole, Form::SharedDenominators] {
-            let d = Dictionary::new(values.iter(), form);
+            let d = Dictionary::new(values.iter(), &[], form);
             // Sorted, each value once.
             assert!(d.values.windows(2).all(|w| w[0] < w[1]), "{form:?}");
             for v in &values {
                 let mut e = Vec::new();
-                d.encode_entry(v, &mut e);
-                assert_eq!(e.len() as u64, d.entry_len(v), "{form:?} {v}");
+                let k = d.rank(v) as usize;
+                d.encode_entry(k, &mut e);
+                assert_eq!(e.len() as u64, d.entry_len(k), "{form:?} {v}");
                 let back = match form {
                     Form::Whole => decode_whole(&e),
                     Form::SharedDenominators => {
@@ -230,12 +319,12 @@ mod tests {
         }
         // 1, 256, 257 and 7^300: each listed once, in the order of first use (0 < 1/257
         // < big/3 < … ).
-        let d = Dictionary::new(values.iter(), Form::SharedDenominators);
+        let d = Dictionary::new(values.iter(), &[], Form::SharedDenominators);
         let want: Vec<BigUint> = vec![1u32.into(), 257u32.into(), big.clone(), 256u32.into()];
         let whole: Vec<BigUint> = d.denominators.iter().map(|&(o, t)| o << t).collect();
         assert_eq!(whole, want);
         assert!(
-            Dictionary::new(values.iter(), Form::Whole)
+            Dictionary::new(values.iter(), &[], Form::Whole)
                 .denominators
                 .is_empty()
         );

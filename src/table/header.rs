@@ -14,11 +14,14 @@ use super::blocks::StatedBlocks;
 /// The first eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"BIDTB\r\n\x1a";
 /// The format version this build writes.
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 /// The versions this build reads: 1 (three-piece, α = β), 2 (three-piece, β apart), 3 (any
 /// material, values whole), 4 (denominators shared), 5 (the dictionary checked block by
-/// block), 6 (every section checked block by block).
-pub const READABLE: [u32; 6] = [1, 2, 3, 4, 5, 6];
+/// block), 6 (every section checked block by block), 7 (entries stored as the mean of two
+/// others).
+pub const READABLE: [u32; 7] = [1, 2, 3, 4, 5, 6, 7];
+/// The first version whose dictionary entries may be means of two other entries.
+pub(super) const MEANS: u32 = 7;
 /// The first version whose checksummed blocks cover every section after the header, the
 /// positions' too (version 5's cover the dictionary's bytes alone).
 pub(super) const ALL_IN_BLOCKS: u32 = 6;
@@ -30,7 +33,7 @@ pub(super) const HEADER_LEN_V1: usize = 128;
 pub(super) const HEADER_LEN_V3: usize = 160;
 /// Header length of version 4.
 pub(super) const HEADER_LEN_V4: usize = 176;
-/// Header length of versions 5 and 6 (the same fields), 6 being the version this build
+/// Header length of versions 5 to 7 (the same fields), 7 being the version this build
 /// writes.
 pub const HEADER_LEN: usize = 192;
 /// Bytes of the material name in a version 3 header (ASCII, zero-padded).
@@ -52,7 +55,7 @@ pub fn file_name(material: Material) -> String {
 /// What a table says about itself (its header, decoded and checked).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableInfo {
-    /// The format version: 1 to 6.
+    /// The format version: 1 to 7.
     pub version: u32,
     /// The board.
     pub board: Board,
@@ -397,10 +400,10 @@ mod tests {
 
     #[test]
     fn another_version_or_material_is_refused_by_name() {
-        let err = open_bytes(&forged(sample(&[v(1, 2)]), HEADER_LEN, 8, 7))
+        let err = open_bytes(&forged(sample(&[v(1, 2)]), HEADER_LEN, 8, 8))
             .unwrap_err()
             .to_string();
-        assert!(err.contains("format version 7"), "{err}");
+        assert!(err.contains("format version 8"), "{err}");
         // A version 5 file relabelled 6: its open-time checksum covers other bytes.
         let err = open_bytes(&forged(encode_v5(&contents(&[v(1, 2)], None)), 192, 8, 6))
             .unwrap_err()

@@ -13,21 +13,23 @@
 //!   α < β somewhere) the rank of its β, each a `u32`, read zero-copy from the memory map;
 //! - the dictionary ([`dictionary`]): every distinct value once, in increasing order (so
 //!   ranks compare like values); each distinct denominator is stored once, and each entry
-//!   holds the number of its denominator and its numerator, little-endian;
+//!   holds the number of its denominator and its numerator, little-endian, or (version 7)
+//!   the numbers of the two entries it is the mean of ([`means`] picks which);
 //! - (version 6) a CRC-32 of each 64 KiB block of the bytes after the header.
 //!
-//! This build writes version 6: version 4 (the material named in the header, 64-bit keys
+//! This build writes version 7: version 4 (the material named in the header, 64-bit keys
 //! wide enough for every material on every board, denominators shared: about half the
-//! bytes of version 3) with every section checked block by block. It reads versions 1 to
-//! 5 too, the tables of earlier builds (versions 1 and 2: a class number in the header,
-//! 32-bit keys; versions 1 to 3: each value whole; version 5: blocks over the dictionary
-//! alone), and answers from them exactly as before.
+//! bytes of version 3) with every section checked block by block (version 6), and long
+//! values stored as the mean of two other entries. It reads versions 1 to 6 too, the
+//! tables of earlier builds (versions 1 and 2: a class number in the header, 32-bit keys;
+//! versions 1 to 3: each value whole; version 5: blocks over the dictionary alone; version
+//! 6: every value whole), and answers from them exactly as before.
 //!
 //! [`Table::open`] checks the header (magic, version, checksum, board, material, section
 //! offsets and sizes, a regular file of the stated length) and the blocks' checksums; a
 //! version 6 block is checked the first time a read touches it, and so is the structure a
 //! read relies on (a rank inside the dictionary, a β rank not below α's, an entry's
-//! offsets), so that opening 8x8 KNvKP reads 1.3 MB of checksums, not its 115 MB of
+//! offsets, a mean's entries), so that opening 8x8 KNvKP reads 1.3 MB of checksums, not its 115 MB of
 //! positions or its 21.6 GB of values. Older versions are checked at open as they always
 //! were: the whole body before version 5; in version 5 the sections before the dictionary
 //! and their structure (increasing keys, ranks inside the dictionary, well-formed offsets).
@@ -42,12 +44,13 @@
 //! decoding and checking of every version's header), `write` (encoding and writing a file),
 //! `read` (opening, validating and reading a file, mapped or in memory: `source`),
 //! `upgrade` (rewriting an older file in the current version), `stored` (one reading of a
-//! stored position), `dictionary` (the encoding of the values) and `blocks` (the checksums
-//! of the blocks).
+//! stored position), `dictionary` (the encoding of the values), `means` (which values it
+//! stores as the mean of two others) and `blocks` (the checksums of the blocks).
 
 mod blocks;
 mod dictionary;
 mod header;
+mod means;
 mod read;
 mod source;
 mod stored;
@@ -61,7 +64,9 @@ mod write;
 pub use crate::boundary::UNREACHED;
 
 pub use crate::error::{Checksum, Corruption};
+pub use dictionary::Mean;
 pub use header::{EXTENSION, HEADER_LEN, MAGIC, READABLE, TableInfo, VERSION, file_name};
+pub use means::{CONE_CAP, MAX_MEAN_DEPTH};
 pub use read::{REDUCED_BITS, ReadOnce, Table};
 pub use stored::{Decode, FromFile};
 pub use upgrade::{Upgraded, upgrade};

@@ -2,9 +2,10 @@
 //! [`crate::table`] for what is checked) and answers zero-copy from its memory map;
 //! [`ReadOnce`] decodes a table's values one at a time, each once.
 
+use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use memmap2::Mmap;
 use num_bigint::BigUint;
@@ -20,6 +21,7 @@ use crate::value::shared::Denominators;
 use super::blocks::Blocks;
 use super::dictionary::{self, MIN_ENTRY};
 use super::header::*;
+use super::means::MAX_MEAN_DEPTH;
 use super::source::Source;
 
 /// An open, validated table file: memory-mapped ([`Table::open`], [`Table::map`]) or in
@@ -45,6 +47,36 @@ pub struct Table {
     pub(super) positions_in_blocks: bool,
     /// Where the dictionary's bytes (denominators, then entries) start and end.
     pub(super) dictionary: Range<usize>,
+    /// Version 7: the means decoded so far, for every reader of the table (a probe's
+    /// values share most of the means below them).
+    means: Mutex<Means>,
+}
+
+/// Decoded means, up to [`Means::BUDGET`] bytes of digits (then forgotten, all at once).
+#[derive(Debug, Default)]
+struct Means {
+    values: HashMap<usize, Value>,
+    bytes: usize,
+}
+
+impl Means {
+    /// The digits held at most.
+    const BUDGET: usize = 256 << 20;
+
+    fn get(&self, k: usize) -> Option<Value> {
+        self.values.get(&k).cloned()
+    }
+
+    fn keep(&mut self, k: usize, v: &Value) {
+        let bytes = (v.numer_bits() as usize + v.shared_odd().bits() as usize) / 8 + 64;
+        if self.bytes + bytes > Self::BUDGET {
+            self.values.clear();
+            self.bytes = 0;
+        }
+        if self.values.insert(k, v.clone()).is_none() {
+            self.bytes += bytes;
+        }
+    }
 }
 
 impl Table {
@@ -165,6 +197,7 @@ impl Table {
             body_crc: v.body_crc,
             blocks: v.blocks,
             dictionary: v.dictionary,
+            means: Mutex::default(),
         })
     }
 
@@ -197,7 +230,28 @@ impl Table {
             check_sections(&self.bytes, &self.layout, &self.info, self.dictionary.end)
                 .map_err(|c| self.corrupted(c))?;
         }
+        if self.info.version >= MEANS {
+            self.check_means()?;
+        }
         Ok(())
+    }
+
+    /// Version 7: every mean entry names two other entries, and no chain of means is
+    /// longer than [`MAX_MEAN_DEPTH`] or comes back to where it started.
+    fn check_means(&self) -> Result<(), Error> {
+        let len = self.info.dictionary_len;
+        let pick = (0..len)
+            .into_par_iter()
+            .map(|k| {
+                let pair = self.mean_of(k, self.dictionary_entry(k)?, 0)?;
+                Ok(pair.map(|(a, b)| (a as u32, b as u32)))
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        match super::means::longest_chain(&pick) {
+            Ok(depth) if depth < MAX_MEAN_DEPTH => Ok(()),
+            Ok(_) => Err(self.corrupted(Corruption::Mean(len))),
+            Err(k) => Err(self.corrupted(Corruption::Mean(k))),
+        }
     }
 
     /// An error naming this file.
@@ -473,11 +527,40 @@ impl Table {
 
     /// Dictionary entry `k` exactly as stored: the generator stores lowest terms, and
     /// `bidtb verify` checks that it did.
+    /// A version 7 entry stored as the mean of two others is decoded from them, in lowest
+    /// terms (the entries stored whole are, and the mean is reduced).
     pub fn dictionary_value_as_stored(&self, k: usize) -> Result<Value, Error> {
+        self.entry_value(k, &mut HashMap::new(), 0)
+    }
+
+    /// Entry `k` as [`Table::dictionary_value_as_stored`] gives it, `memo` holding the
+    /// means decoded so far, `depth` means above it.
+    fn entry_value(
+        &self,
+        k: usize,
+        memo: &mut HashMap<usize, Value>,
+        depth: usize,
+    ) -> Result<Value, Error> {
         if k >= self.info.dictionary_len {
             return Err(self.no_such("dictionary entry", k));
         }
+        if let Some(v) = memo.get(&k) {
+            return Ok(v.clone());
+        }
         let entry = self.dictionary_entry(k)?;
+        if let Some((a, b)) = self.mean_of(k, entry, depth)? {
+            if let Some(v) = self.lock_means().get(k) {
+                return Ok(v);
+            }
+            let (x, y) = (
+                self.entry_value(a, memo, depth + 1)?,
+                self.entry_value(b, memo, depth + 1)?,
+            );
+            let v = crate::value::arith::mean(&x, &y);
+            memo.insert(k, v.clone());
+            self.lock_means().keep(k, &v);
+            return Ok(v);
+        }
         let value = match self.layout.denominators_index {
             None => dictionary::decode_whole(entry),
             Some(_) => match dictionary::denominator_number(entry) {
@@ -502,6 +585,14 @@ impl Table {
                 .collect::<Result<Vec<_>, Error>>()?;
             Denominators::new().share_all(&mut values);
             return Ok(values);
+        }
+        if self.info.version >= MEANS {
+            // Each mean decoded once from its halves, whole entries' denominators shared.
+            let once = ReadOnce::new(self);
+            return (0..len)
+                .into_par_iter()
+                .map(|k| once.value(self, k))
+                .collect();
         }
         let denominators: Vec<(Arc<BigUint>, u32)> = (0..self.denominators_len())
             .into_par_iter()
@@ -545,6 +636,9 @@ impl Table {
         let Some(n) = dictionary::denominator_number(entry) else {
             return Err(bad());
         };
+        if self.mean_of(k, entry, 0)?.is_some() {
+            return self.dictionary_value_as_stored(k);
+        }
         denominator(n as usize)?
             .and_then(|d| dictionary::decode_with(entry, &d))
             .ok_or_else(bad)
@@ -558,6 +652,50 @@ impl Table {
             return Ok(None);
         }
         Ok(dictionary::denominator_number(self.dictionary_entry(k)?))
+    }
+
+    /// How many dictionary entries are stored as the mean of two others (version 7; 0
+    /// before). Reads every entry's first word.
+    pub fn means_len(&self) -> Result<usize, Error> {
+        if self.info.version < MEANS {
+            return Ok(0);
+        }
+        (0..self.info.dictionary_len)
+            .into_par_iter()
+            .map(|k| Ok(self.mean_of(k, self.dictionary_entry(k)?, 0)?.is_some() as usize))
+            .sum()
+    }
+
+    /// The means decoded so far (a panic elsewhere leaves them as valid as before).
+    fn lock_means(&self) -> std::sync::MutexGuard<'_, Means> {
+        self.means.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Version 7: the two entries entry `k` (whose bytes are `entry`, `depth` means
+    /// below the entry being decoded) is the mean of, if it is one; an error if they are
+    /// not two other entries, or the chain is longer than a writer makes.
+    fn mean_of(
+        &self,
+        k: usize,
+        entry: &[u8],
+        depth: usize,
+    ) -> Result<Option<(usize, usize)>, Error> {
+        if self.info.version < MEANS {
+            return Ok(None);
+        }
+        let bad = |c| Err(self.corrupted(c));
+        match dictionary::mean_entry(entry) {
+            None => bad(Corruption::Entry(k)),
+            Some(None) => Ok(None),
+            Some(Some((a, b))) => {
+                let (a, b) = (a as usize, b as usize);
+                let len = self.info.dictionary_len;
+                if a >= len || b >= len || a == k || b == k || depth >= MAX_MEAN_DEPTH {
+                    return bad(Corruption::Mean(k));
+                }
+                Ok(Some((a, b)))
+            }
+        }
     }
 
     /// The bytes of dictionary entry `k` (which must exist), their blocks checked.
@@ -622,11 +760,24 @@ impl ReadOnce {
     /// Dictionary entry `k` of `table` (the table this was made for), decoded the first
     /// time it is asked for.
     pub fn value(&self, table: &Table, k: usize) -> Result<Value, Error> {
+        self.value_at(table, k, 0)
+    }
+
+    /// [`ReadOnce::value`], `depth` means above entry `k`.
+    fn value_at(&self, table: &Table, k: usize, depth: usize) -> Result<Value, Error> {
         let Some(cell) = self.values.get(k) else {
             return table.dictionary_value_as_stored(k);
         };
         if let Some(v) = cell.get() {
             return Ok(v.clone());
+        }
+        if table.info.version >= MEANS
+            && let Some((a, b)) = table.mean_of(k, table.dictionary_entry(k)?, depth)?
+        {
+            let x = self.value_at(table, a, depth + 1)?;
+            let y = self.value_at(table, b, depth + 1)?;
+            let v = crate::value::arith::mean(&x, &y);
+            return Ok(cell.get_or_init(|| v).clone());
         }
         // Older versions store each entry whole: its value is still decoded once.
         let v = if self.denominators.is_empty() {
@@ -860,7 +1011,9 @@ fn offsets_well_formed(offsets: &[U64], min: u64, end: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::table::means::CONE_CAP;
     use crate::table::testing::*;
+    use crate::value::arith::mean;
     use num_bigint::BigUint;
 
     /// Resident kilobytes of the mappings of `path` in this process (Linux's smaps).
@@ -1023,11 +1176,11 @@ mod tests {
         b = bytes.clone();
         b[HEADER_LEN - 1] ^= 1;
         assert_eq!(kind(open_bytes(&b)), Corruption::Checksum(Checksum::Header));
-        let c = kind(open_bytes(&forged(bytes.clone(), HEADER_LEN, 8, 7)));
-        assert!(matches!(c, Corruption::Version { version: 7, .. }), "{c:?}");
+        let c = kind(open_bytes(&forged(bytes.clone(), HEADER_LEN, 8, 8)));
+        assert!(matches!(c, Corruption::Version { version: 8, .. }), "{c:?}");
         assert_eq!(
             said(c),
-            "table format version 7, but this bidtb reads version 1, 2, 3, 4, 5, 6 \
+            "table format version 8, but this bidtb reads version 1, 2, 3, 4, 5, 6, 7 \
              (regenerate the file with this bidtb)"
         );
         // The body of version 4 is checked whole at open; version 5's front sections;
@@ -1131,6 +1284,128 @@ mod tests {
             assert!(open_and_read(&bytes).unwrap().check_all().is_ok());
             every_flip_is_noticed(&bytes);
         }
+    }
+
+    /// The image of a table of [`chained`] values with their means (version 7), and the
+    /// image with every value whole (version 6).
+    fn with_means(count: usize) -> (Vec<Value>, Value, Vec<u8>, Vec<u8>) {
+        let (values, outside, triples) = chained(count);
+        let at = |i: usize| {
+            if i == values.len() {
+                &outside
+            } else {
+                &values[i]
+            }
+        };
+        let mut c = Contents {
+            board: crate::geometry::Board::new(8, 8).unwrap(),
+            raw_positions: 200_000,
+            ..contents(&values, None)
+        };
+        c.means = triples.iter().map(|t| t.map(at)).collect();
+        (values.clone(), outside.clone(), encode(&c), encode_v6(&c))
+    }
+
+    /// The entries of `t` stored as means, and the two each names.
+    fn mean_entries(t: &Table) -> Vec<(usize, (usize, usize))> {
+        (0..t.info().dictionary_len)
+            .filter_map(|k| {
+                let pair = t.mean_of(k, t.dictionary_entry(k).unwrap(), 0).unwrap();
+                pair.map(|p| (k, p))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn values_stored_as_means_read_back_exactly() {
+        let (values, outside, bytes, whole) = with_means(40);
+        let t = open_bytes(&bytes).unwrap();
+        t.check_all().unwrap();
+        assert_eq!(t.info().version, 7);
+        // Every value but the first two is a mean; `outside` joins the dictionary.
+        assert_eq!(t.info().dictionary_len, 41);
+        let means = mean_entries(&t);
+        assert_eq!(means.len(), 38);
+        for (k, (a, b)) in &means {
+            let (x, y) = (
+                t.dictionary_value_as_stored(*a).unwrap(),
+                t.dictionary_value_as_stored(*b).unwrap(),
+            );
+            assert_eq!(t.dictionary_value_as_stored(*k).unwrap(), mean(&x, &y));
+        }
+        read_back(&t, &values);
+        let once = ReadOnce::new(&t);
+        let all = t.dictionary_values().unwrap();
+        assert!(all.windows(2).all(|w| w[0] < w[1]), "still in order");
+        assert!(all.contains(&outside));
+        for (k, v) in all.iter().enumerate() {
+            assert_eq!(&once.value(&t, k).unwrap(), v);
+            assert_eq!(&t.dictionary_value(k).unwrap(), v);
+        }
+        // The same values as the file with every value whole, in fewer bytes.
+        let w = open_bytes(&whole).unwrap();
+        assert_eq!(w.info().version, 6);
+        read_back(&w, &values);
+        assert!(bytes.len() < whole.len(), "{} {}", bytes.len(), whole.len());
+        every_flip_is_noticed(&bytes);
+        // A chain longer than the cap: entries along it are stored whole.
+        let (values, _, bytes, _) = with_means(3 * CONE_CAP);
+        let t = open_bytes(&bytes).unwrap();
+        t.check_all().unwrap();
+        read_back(&t, &values);
+        let whole = t.info().dictionary_len - mean_entries(&t).len();
+        assert!((4..=8).contains(&whole), "{whole}");
+    }
+
+    #[test]
+    fn forged_means_are_refused_where_they_are_read() {
+        let (_, _, bytes, _) = with_means(6);
+        let t = open_bytes(&bytes).unwrap();
+        let means = mean_entries(&t);
+        let (k, _) = means[means.len() - 1];
+        let entry = |t: &Table, k: usize| {
+            let start = t.layout.dictionary_bytes;
+            let r = t
+                .offsets(
+                    &t.layout.dictionary_index,
+                    k,
+                    1,
+                    usize::MAX / 2,
+                    Corruption::Keys,
+                )
+                .unwrap()
+                .unwrap();
+            start + r.start
+        };
+        let at = entry(&t, k);
+        let len = t.info().dictionary_len as u32;
+        // Itself; an entry past the last; a cycle (k's first half made a mean of k).
+        let forgeries: Vec<(usize, u32)> = vec![(at + 4, k as u32), (at + 8, len)];
+        for (offset, word) in forgeries {
+            let mut b = bytes.clone();
+            b[offset..offset + 4].copy_from_slice(&word.to_le_bytes());
+            let t = open_bytes(&reforged(b)).unwrap();
+            let e = t.dictionary_value_as_stored(k).unwrap_err().to_string();
+            assert!(e.contains("mean of entries that do not resolve"), "{e}");
+            assert!(t.check_all().is_err());
+            // The entries that do not lead to k still answer.
+            assert!(t.dictionary_value_as_stored(0).is_ok());
+        }
+        // A cycle: a mean k whose first half a is a mean too, made a mean of k.
+        let (k, a) = means
+            .iter()
+            .find_map(|&(k, (a, _))| means.iter().any(|m| m.0 == a).then_some((k, a)))
+            .expect("a mean of a mean");
+        let mut b = bytes.clone();
+        let at_a = entry(&t, a);
+        b[at_a + 4..at_a + 8].copy_from_slice(&(k as u32).to_le_bytes());
+        let t = open_bytes(&reforged(b)).unwrap();
+        let e = t.dictionary_value_as_stored(k).unwrap_err().to_string();
+        assert!(e.contains("do not resolve"), "{e}");
+        let e = t.check_all().unwrap_err().to_string();
+        assert!(e.contains("do not resolve"), "{e}");
+        let e = ReadOnce::new(&t).value(&t, a).unwrap_err().to_string();
+        assert!(e.contains("do not resolve"), "{e}");
     }
 
     #[test]

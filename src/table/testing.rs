@@ -37,6 +37,7 @@ pub(super) fn contents<'a>(values: &'a [Value], betas: Option<&'a [Value]>) -> C
         values_beta: betas.map(|b| b.iter().collect()),
         levels_white: (0..p as u32).collect(),
         levels_black: vec![UNREACHED; p],
+        means: Vec::new(),
     }
 }
 
@@ -148,4 +149,26 @@ pub(super) fn forged(mut bytes: Vec<u8>, header_len: usize, at: usize, byte: u8)
     let crc = crc32fast::hash(&bytes[..header_len - 4]);
     bytes[header_len - 4..header_len].copy_from_slice(&crc.to_le_bytes());
     bytes
+}
+
+/// `count` values over one long denominator D = 3^60 (12 bytes): each after the first two
+/// the mean of the two before it, but the last, the mean of the one before it and a value
+/// no position takes (`outside`, D/11). Returns the values, `outside` and the means as
+/// triples of indices into the values (`values.len()` standing for `outside`).
+pub(super) fn chained(count: usize) -> (Vec<Value>, Value, Vec<[usize; 3]>) {
+    let den = BigUint::from(3u8).pow(60);
+    let mut values = vec![
+        Value::new(&den / 7u8, den.clone()),
+        Value::new(&den / 5u8 * 3u8, den.clone()),
+    ];
+    let mut triples = Vec::new();
+    for k in 2..count - 1 {
+        values.push(crate::value::arith::mean(&values[k - 2], &values[k - 1]));
+        triples.push([k, k - 2, k - 1]);
+    }
+    // The last value is the mean of the one before it and a value from outside.
+    let outside = Value::new(&den / 11u8, den.clone());
+    values.push(crate::value::arith::mean(&values[count - 2], &outside));
+    triples.push([count - 1, count - 2, count]);
+    (values, outside, triples)
 }

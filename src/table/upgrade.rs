@@ -70,6 +70,9 @@ pub fn upgrade(path: &Path) -> Result<Upgraded, Error> {
         values_beta: info.has_beta.then_some(betas),
         levels_white,
         levels_black,
+        // Every value whole: which value is the mean of which needs the game (`bidtb
+        // generate` writes them).
+        means: Vec::new(),
     };
     write(path, &contents)?;
     drop(contents);

@@ -15,7 +15,7 @@ use crate::value::Value;
 
 use super::UNREACHED;
 use super::blocks::{BLOCK_LEN, BlockSums};
-use super::dictionary::{Dictionary, Form};
+use super::dictionary::{Dictionary, Form, Mean};
 use super::header::*;
 
 /// Everything a table file holds, ready to be encoded. All per-position vectors are in the
@@ -49,6 +49,12 @@ pub struct Contents<'a> {
     pub levels_white: Vec<u32>,
     /// The T′ level of each position, T′ computed from β.
     pub levels_black: Vec<u32>,
+    /// Equations `2v = a + b` between values (`[v, a, b]`, `v` a value of the table; `a`
+    /// and `b` any values, which the dictionary then holds too): the writer stores such a
+    /// `v` as the mean of `a` and `b` where it can ([`super::means`]). Each must hold
+    /// exactly; the generator gives every position's equation with its best moves, which
+    /// the certificate proved. Empty: every value stored whole.
+    pub means: Vec<Mean<'a>>,
 }
 
 /// Dictionary values encoded per parallel batch while the writer streams them.
@@ -98,6 +104,15 @@ pub(super) fn encode_v5(c: &Contents<'_>) -> Vec<u8> {
     out.into_inner()
 }
 
+/// The file image of a table in version 6 (every value whole), as earlier builds wrote
+/// it: for the tests that check this build still reads such files.
+#[cfg(test)]
+pub(super) fn encode_v6(c: &Contents<'_>) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    encode_version(c, 6, &mut out).expect("writing to memory cannot fail");
+    out.into_inner()
+}
+
 /// The file image of a table in version 4 (the dictionary under the body's checksum
 /// alone), as earlier builds wrote it: for the tests that check this build still reads
 /// such files.
@@ -108,7 +123,7 @@ pub(super) fn encode_v4(c: &Contents<'_>) -> Vec<u8> {
     out.into_inner()
 }
 
-/// [`encode_to`] in format `version`: 6, or 5, 4 and 3 (for tests).
+/// [`encode_to`] in format `version`: 7, or 6, 5, 4 and 3 (for tests).
 pub(super) fn encode_version<W: Write + Seek>(
     c: &Contents<'_>,
     version: u32,
@@ -129,7 +144,8 @@ pub(super) fn encode_version<W: Write + Seek>(
         _ => (Form::SharedDenominators, HEADER_LEN),
     };
     let betas = c.values_beta.as_deref().unwrap_or_default();
-    let mut dictionary = Dictionary::new(c.values.iter().chain(betas).copied(), form);
+    let means = if version >= MEANS { &c.means[..] } else { &[] };
+    let mut dictionary = Dictionary::new(c.values.iter().chain(betas).copied(), means, form);
     // The denominators' lengths only: their bytes are streamed after the fixed sections
     // (8x8 KNvKP's 1.4 million denominators are gigabytes of digits: assembled in memory
     // beside the values, they did not fit in 24 GB).
@@ -200,17 +216,19 @@ pub(super) fn encode_version<W: Write + Seek>(
     drop(denominator_lens);
     let entries_len = put_offsets(
         &mut bytes[layout.dictionary_index.clone()],
-        &mut dictionary.values.iter().map(|v| dictionary.entry_len(v)),
+        &mut (0..dictionary.values.len()).map(|k| dictionary.entry_len(k)),
     );
     // What the dictionary takes in the whole form (each entry with its denominator), as a
     // reader of version 4 adds it up entry by entry: version 5 states it in its header, so
     // that a reader need not touch every entry when it opens the file.
-    let whole_bytes = entries_len
-        + dictionary
-            .values
-            .iter()
-            .map(|v| (v.shared_odd().bits() + u64::from(v.twos())).div_ceil(8))
-            .sum::<u64>();
+    let whole_bytes: u64 = dictionary
+        .values
+        .iter()
+        .map(|v| {
+            let numer = v.numer_bits().div_ceil(8).max(1);
+            4 + numer + (v.shared_odd().bits() + u64::from(v.twos())).div_ceil(8)
+        })
+        .sum();
     let blocks_offset = layout.dictionary_bytes as u64 + entries_len;
     // Version 6's blocks cover every byte after the header; version 5's the dictionary's.
     let all_in_blocks = version >= ALL_IN_BLOCKS;
@@ -250,12 +268,13 @@ pub(super) fn encode_version<W: Write + Seek>(
                 w.write_all(&encoded)?;
             }
         }
-        for batch in dictionary.values.chunks(ENCODE_BATCH) {
-            let encoded: Vec<u8> = batch
-                .par_iter()
-                .map(|v| {
-                    let mut e = Vec::with_capacity(dictionary.entry_len(v) as usize);
-                    dictionary.encode_entry(v, &mut e);
+        let entries = dictionary.values.len();
+        for batch in (0..entries).step_by(ENCODE_BATCH) {
+            let encoded: Vec<u8> = (batch..entries.min(batch + ENCODE_BATCH))
+                .into_par_iter()
+                .map(|k| {
+                    let mut e = Vec::with_capacity(dictionary.entry_len(k) as usize);
+                    dictionary.encode_entry(k, &mut e);
                     e
                 })
                 .collect::<Vec<_>>()
@@ -377,7 +396,7 @@ mod tests {
         // 80 bytes, is written once instead of 40 times, against 84 bytes more of
         // denominators' index (48), header (32) and the one block's checksum (4).
         let t = open_bytes(&new).unwrap();
-        assert_eq!(t.info().version, 6);
+        assert_eq!(t.info().version, 7);
         assert_eq!(t.info().dictionary_len, 46);
         assert_eq!(t.layout.denominators_index.as_ref().unwrap().len(), 8 * 6);
         assert!(

@@ -37,7 +37,7 @@ use stored::{Bound, Dictionary, Stored};
 pub struct ClassCheck {
     /// Stored positions.
     pub positions: usize,
-    /// Distinct values in the dictionary.
+    /// Distinct values the positions take (α and β together).
     pub distinct_values: usize,
     /// Richman equations that fail (in version 2, α's and β's are counted apart).
     pub violations: usize,
@@ -297,6 +297,19 @@ fn stored_dictionary(table: &Table, problems: &mut Vec<String>) -> Result<Dictio
     Ok(dictionary)
 }
 
+/// How many distinct values the positions of `table` take, α and β together (its
+/// dictionary holds these, and from version 7 the values of other materials that its
+/// means refer to).
+fn distinct_values(table: &Table) -> Result<usize, Error> {
+    let mut used = vec![false; table.info().dictionary_len];
+    for beta in [false, true] {
+        for r in table.all_ranks(beta)? {
+            used[r.get() as usize] = true;
+        }
+    }
+    Ok(used.iter().filter(|&&u| u).count())
+}
+
 /// Verify one material's table given the tables of the materials it leads to.
 fn verify_material(
     tables: &Tablebase,
@@ -322,7 +335,7 @@ fn verify_material(
     }
     let mut out = ClassCheck {
         positions: class.len(),
-        distinct_values: info.dictionary_len,
+        distinct_values: distinct_values(table)?,
         alpha_below_beta: table.alpha_below_beta()?,
         ..ClassCheck::default()
     };

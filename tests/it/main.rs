@@ -19,6 +19,7 @@ mod explorer;
 mod fuzz;
 mod hardening;
 mod load;
+mod means;
 mod memory_skip;
 mod men;
 mod plan;
