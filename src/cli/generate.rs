@@ -315,6 +315,12 @@ pub(super) struct Args {
     /// command reports the failing positions, writes no table file and exits with 1.
     #[arg(long)]
     pub allow_uncertified: bool,
+    /// Store long values as the mean of the two values their best moves lead to (table
+    /// format version 7): about a tenth of the bytes where values are long (7x7 KNvKN 1.31
+    /// GB -> 135 MB), the same values, but every read decodes the means below a value
+    /// (a 7x7 KNvKN query 13 ms -> 0.2 s).
+    #[arg(long)]
+    pub means: bool,
     /// Save the full iteration state to DIR/FxR/checkpoint-N.ckpt every N iterations
     /// (atomically; the newest two are kept, and removed once the run converges).
     /// Ctrl-C or SIGTERM, and reaching --max-iterations, then also save one.
@@ -473,6 +479,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         json,
         quiet,
         allow_uncertified,
+        means,
         checkpoint_every,
         checkpoint_seconds,
         resume,
@@ -536,6 +543,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
             e @ Error::Busy(_) => (1, e),
             e => (2, e),
         })?;
+    session.store.means = means;
     let dir = session.dir.clone();
     if !resume {
         let earlier = session::earlier_checkpoints(&dir, method, &materials);

@@ -240,10 +240,11 @@ pub fn alpha_below_beta_lines(sol: &Solution) -> String {
     out
 }
 
-/// The contents of each material's table file, in the index's order. None when the job
-/// has no certificate (it did not converge): such values are provisional and are never
-/// written as tables.
-pub fn table_contents(sol: &Solution) -> Option<Vec<crate::table::Contents<'_>>> {
+/// The contents of each material's table file, in the index's order, with (where `means`)
+/// every position's equation with its best moves, so that the writer stores long values
+/// as means (format version 7). None when the job has no certificate (it did not
+/// converge): such values are provisional and are never written as tables.
+pub fn table_contents(sol: &Solution, means: bool) -> Option<Vec<crate::table::Contents<'_>>> {
     let cert = sol.certificate.as_ref()?;
     let beta_cert = sol.beta_certificate()?;
     // β solved apart: its own equations must hold too (`converged` speaks for α's).
@@ -283,7 +284,13 @@ pub fn table_contents(sol: &Solution) -> Option<Vec<crate::table::Contents<'_>>>
                 levels_black: beta_cert.black_levels[range.clone()].to_vec(),
                 means: [(&sol.values, cert), (sol.beta_values(), beta_cert)]
                     .iter()
-                    .take(if sol.beta.is_some() { 2 } else { 1 })
+                    .take(if !means {
+                        0
+                    } else if sol.beta.is_some() {
+                        2
+                    } else {
+                        1
+                    })
                     .filter(|(_, c)| c.violations.is_empty())
                     .flat_map(|(values, _)| equations(&sol.graph, values, range.clone()))
                     .collect(),

@@ -23,7 +23,7 @@ use crate::value::Value;
 /// failed one that was not accepted. All files of the job or none: a failure (a full
 /// disk) leaves the previous tables intact. Returns how many files were written.
 pub fn write_tables(sol: &Solution, dir: &Path, accept_failed: bool) -> Result<usize, Error> {
-    write_job(sol, dir, accept_failed, Vec::new())
+    write_job(sol, dir, accept_failed, false, Vec::new())
 }
 
 /// [`write_tables`], with other files of the job (its materials' records) in the same
@@ -33,9 +33,10 @@ fn write_job(
     sol: &Solution,
     dir: &Path,
     accept_failed: bool,
+    means: bool,
     first: Vec<(PathBuf, Vec<u8>)>,
 ) -> Result<usize, Error> {
-    let Some(contents) = report::table_contents(sol) else {
+    let Some(contents) = report::table_contents(sol, means) else {
         return Ok(0);
     };
     if !sol.certified() && !accept_failed {
@@ -206,6 +207,8 @@ pub struct TableStore {
     /// Dictionaries of at most this many bytes are decoded whole before a job
     /// ([`DECODED_DICTIONARY`]); larger ones value by value.
     pub decoded_dictionary: usize,
+    /// Store long values as the mean of two others (format version 7, `--means`).
+    pub means: bool,
 }
 
 impl TableStore {
@@ -223,6 +226,7 @@ impl TableStore {
             written: 0,
             convergence: None,
             decoded_dictionary: DECODED_DICTIONARY,
+            means: false,
         }
     }
 
@@ -427,7 +431,7 @@ impl Store for TableStore {
     }
 
     fn writer(&self) -> Writer {
-        let (dir, accept) = (self.dir.clone(), self.accept_uncertified);
+        let (dir, accept, means) = (self.dir.clone(), self.accept_uncertified, self.means);
         Arc::new(move |sol: &Solution| {
             let started = std::time::Instant::now();
             let records = report::records(sol);
@@ -437,7 +441,7 @@ impl Store for TableStore {
                 let text = serde_json::to_string_pretty(record).expect("a record serialises");
                 texts.push((record_path(&dir, m), text.into_bytes()));
             }
-            let files = write_job(sol, &dir, accept, texts)?;
+            let files = write_job(sol, &dir, accept, means, texts)?;
             Ok(Written {
                 records,
                 files,

@@ -154,6 +154,11 @@ impl<'a> Dictionary<'a> {
         self.ranks = HashMap::new();
     }
 
+    /// Whether any entry is stored as a mean.
+    pub fn has_means(&self) -> bool {
+        self.means.iter().any(Option::is_some)
+    }
+
     /// The two entries entry `k` is stored as the mean of, if it is.
     fn mean_of(&self, k: usize) -> Option<(u32, u32)> {
         self.means.get(k).copied().flatten()

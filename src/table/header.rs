@@ -14,14 +14,15 @@ use super::blocks::StatedBlocks;
 /// The first eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"BIDTB\r\n\x1a";
 /// The format version this build writes.
-pub const VERSION: u32 = 7;
+pub const VERSION: u32 = 6;
 /// The versions this build reads: 1 (three-piece, α = β), 2 (three-piece, β apart), 3 (any
 /// material, values whole), 4 (denominators shared), 5 (the dictionary checked block by
 /// block), 6 (every section checked block by block), 7 (entries stored as the mean of two
 /// others).
 pub const READABLE: [u32; 7] = [1, 2, 3, 4, 5, 6, 7];
-/// The first version whose dictionary entries may be means of two other entries.
-pub(super) const MEANS: u32 = 7;
+/// The version this build writes for a table with values stored as the mean of two other
+/// entries (`bidtb generate --means`); one with every value whole is [`VERSION`].
+pub const MEANS: u32 = 7;
 /// The first version whose checksummed blocks cover every section after the header, the
 /// positions' too (version 5's cover the dictionary's bytes alone).
 pub(super) const ALL_IN_BLOCKS: u32 = 6;
@@ -33,8 +34,8 @@ pub(super) const HEADER_LEN_V1: usize = 128;
 pub(super) const HEADER_LEN_V3: usize = 160;
 /// Header length of version 4.
 pub(super) const HEADER_LEN_V4: usize = 176;
-/// Header length of versions 5 to 7 (the same fields), 7 being the version this build
-/// writes.
+/// Header length of versions 5 to 7 (the same fields), 6 and 7 being the versions this
+/// build writes.
 pub const HEADER_LEN: usize = 192;
 /// Bytes of the material name in a version 3 header (ASCII, zero-padded).
 pub(super) const NAME_LEN: usize = 16;

@@ -17,13 +17,14 @@
 //!   the numbers of the two entries it is the mean of ([`means`] picks which);
 //! - (version 6) a CRC-32 of each 64 KiB block of the bytes after the header.
 //!
-//! This build writes version 7: version 4 (the material named in the header, 64-bit keys
+//! This build writes version 6: version 4 (the material named in the header, 64-bit keys
 //! wide enough for every material on every board, denominators shared: about half the
-//! bytes of version 3) with every section checked block by block (version 6), and long
-//! values stored as the mean of two other entries. It reads versions 1 to 6 too, the
-//! tables of earlier builds (versions 1 and 2: a class number in the header, 32-bit keys;
-//! versions 1 to 3: each value whole; version 5: blocks over the dictionary alone; version
-//! 6: every value whole), and answers from them exactly as before.
+//! bytes of version 3) with every section checked block by block; and, where asked to
+//! (`generate --means`), version 7: long values stored as the mean of two other entries,
+//! a tenth of the bytes where values are long, but decoded at every read. It reads
+//! versions 1 to 5 too, the tables of earlier builds (versions 1 and 2: a class number in
+//! the header, 32-bit keys; versions 1 to 3: each value whole; version 5: blocks over the
+//! dictionary alone), and answers from them exactly as before.
 //!
 //! [`Table::open`] checks the header (magic, version, checksum, board, material, section
 //! offsets and sizes, a regular file of the stated length) and the blocks' checksums; a
@@ -65,7 +66,7 @@ pub use crate::boundary::UNREACHED;
 
 pub use crate::error::{Checksum, Corruption};
 pub use dictionary::Mean;
-pub use header::{EXTENSION, HEADER_LEN, MAGIC, READABLE, TableInfo, VERSION, file_name};
+pub use header::{EXTENSION, HEADER_LEN, MAGIC, MEANS, READABLE, TableInfo, VERSION, file_name};
 pub use means::{CONE_CAP, MAX_MEAN_DEPTH};
 pub use read::{REDUCED_BITS, ReadOnce, Table};
 pub use stored::{Decode, FromFile};

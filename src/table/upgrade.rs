@@ -22,7 +22,8 @@ pub struct Upgraded {
     pub bytes_after: u64,
 }
 
-/// Rewrite the table at `path` in the current version ([`VERSION`]) if it is older,
+/// Rewrite the table at `path` in the current version ([`VERSION`]) if it is older (a
+/// version 7 file, which stores means, is as current),
 /// atomically: the same positions, values, levels and header facts, in the layout this
 /// build writes, so that the file is the one this build would have generated. The new file
 /// is read back and compared with the old one, still open, position by position and entry
@@ -32,7 +33,7 @@ pub fn upgrade(path: &Path) -> Result<Upgraded, Error> {
     let old = Table::open(path)?;
     let info = old.info().clone();
     let bytes_before = old.bytes.len() as u64;
-    if info.version == VERSION {
+    if info.version >= VERSION {
         return Ok(Upgraded {
             from: info.version,
             bytes_before,

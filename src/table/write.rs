@@ -77,13 +77,15 @@ pub fn encode(c: &Contents<'_>) -> Vec<u8> {
     out.into_inner()
 }
 
-/// Write the file image of a table in the current version ([`VERSION`]) to `out`, streaming: only the fixed-size
+/// Write the file image of a table to `out`, in version 6 ([`VERSION`]), or 7 ([`MEANS`])
+/// where `c.means` stores a value as a mean, streaming: only the fixed-size
 /// sections (about 24 bytes a position) and the distinct denominators are assembled in
 /// memory, the dictionary's numerators (gigabytes where values have thousands of digits)
 /// go out in batches as they are encoded, and the header, which holds the body's checksum,
 /// is written last, at the start.
 pub fn encode_to<W: Write + Seek>(c: &Contents<'_>, out: &mut W) -> std::io::Result<()> {
-    encode_version(c, VERSION, out)
+    let version = if c.means.is_empty() { VERSION } else { MEANS };
+    encode_version(c, version, out)
 }
 
 /// The file image of a table in version 3 (each value whole), as earlier builds wrote it:
@@ -109,7 +111,7 @@ pub(super) fn encode_v5(c: &Contents<'_>) -> Vec<u8> {
 #[cfg(test)]
 pub(super) fn encode_v6(c: &Contents<'_>) -> Vec<u8> {
     let mut out = std::io::Cursor::new(Vec::new());
-    encode_version(c, 6, &mut out).expect("writing to memory cannot fail");
+    encode_version(c, VERSION, &mut out).expect("writing to memory cannot fail");
     out.into_inner()
 }
 
@@ -146,6 +148,12 @@ pub(super) fn encode_version<W: Write + Seek>(
     let betas = c.values_beta.as_deref().unwrap_or_default();
     let means = if version >= MEANS { &c.means[..] } else { &[] };
     let mut dictionary = Dictionary::new(c.values.iter().chain(betas).copied(), means, form);
+    // Version 7 only where a value is stored as a mean.
+    let version = if version >= MEANS && !dictionary.has_means() {
+        ALL_IN_BLOCKS
+    } else {
+        version
+    };
     // The denominators' lengths only: their bytes are streamed after the fixed sections
     // (8x8 KNvKP's 1.4 million denominators are gigabytes of digits: assembled in memory
     // beside the values, they did not fit in 24 GB).
@@ -396,7 +404,7 @@ mod tests {
         // 80 bytes, is written once instead of 40 times, against 84 bytes more of
         // denominators' index (48), header (32) and the one block's checksum (4).
         let t = open_bytes(&new).unwrap();
-        assert_eq!(t.info().version, 7);
+        assert_eq!(t.info().version, 6);
         assert_eq!(t.info().dictionary_len, 46);
         assert_eq!(t.layout.denominators_index.as_ref().unwrap().len(), 8 * 6);
         assert!(

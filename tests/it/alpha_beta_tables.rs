@@ -37,7 +37,11 @@ fn write_with_betas(sol: &Solution, root: &Path, beta: impl Fn(usize, usize) -> 
                 .collect::<Vec<_>>()
         })
         .collect();
-    for (c, mut contents) in report::table_contents(sol).unwrap().into_iter().enumerate() {
+    for (c, mut contents) in report::table_contents(sol, false)
+        .unwrap()
+        .into_iter()
+        .enumerate()
+    {
         if raised[c].iter().any(Option::is_some) {
             contents.values_beta = Some(
                 raised[c]
@@ -246,7 +250,7 @@ fn solutions_with_beta_apart_write_beta_where_it_differs() {
     // β = 1 on KRvK is no Richman function: its certificate fails, so the run is not
     // certified.
     assert!(!sol.certified());
-    let contents = report::table_contents(&sol).unwrap();
+    let contents = report::table_contents(&sol, false).unwrap();
     for (c, table) in contents.iter().enumerate() {
         assert_eq!(table.values_beta.is_some(), c == 2, "{}", table.material);
         let range = sol.index.class_range(c);
@@ -267,7 +271,7 @@ fn solutions_with_beta_apart_write_beta_where_it_differs() {
     });
     assert!(honest.certified());
     assert!(
-        report::table_contents(&honest)
+        report::table_contents(&honest, false)
             .unwrap()
             .iter()
             .all(|t| t.values_beta.is_none() && t.certified_beta)

@@ -145,7 +145,7 @@ static TABLES: LazyLock<Vec<(Material, Vec<u8>)>> = LazyLock::new(|| {
         .unwrap()
         .iter()
         .flat_map(|sol| {
-            report::table_contents(sol)
+            report::table_contents(sol, false)
                 .unwrap()
                 .iter()
                 .map(|c| (c.material, table::encode(c)))

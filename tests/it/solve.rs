@@ -15,7 +15,7 @@ fn run(board: Board, method: Method) -> Solution {
 /// The table files of a run, without their headers (which hold the iteration
 /// fields: first Richman iteration, stable-at).
 fn bodies(sol: &Solution) -> Vec<Vec<u8>> {
-    report::table_contents(sol)
+    report::table_contents(sol, false)
         .expect("a certified run has tables")
         .iter()
         .map(|c| table::encode(c)[table::HEADER_LEN..].to_vec())

@@ -245,7 +245,7 @@ fn tamper<'a>(
     material: Material,
     change: impl Fn(&mut table::Contents<'a>),
 ) {
-    let mut all = report::table_contents(sol).unwrap();
+    let mut all = report::table_contents(sol, false).unwrap();
     let c = all.iter_mut().find(|c| c.material == material).unwrap();
     change(c);
     let path = root
