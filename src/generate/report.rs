@@ -282,22 +282,31 @@ pub fn table_contents(sol: &Solution, means: bool) -> Option<Vec<crate::table::C
                     .map(|upper| range.clone().map(|i| upper.values.value(i)).collect()),
                 levels_white: cert.white_levels[range.clone()].to_vec(),
                 levels_black: beta_cert.black_levels[range.clone()].to_vec(),
-                means: [(&sol.values, cert), (sol.beta_values(), beta_cert)]
-                    .iter()
-                    .take(if !means {
-                        0
-                    } else if sol.beta.is_some() {
-                        2
-                    } else {
-                        1
-                    })
-                    .filter(|(_, c)| c.violations.is_empty())
-                    .flat_map(|(values, _)| equations(&sol.graph, values, range.clone()))
-                    .collect(),
+                means: if means {
+                    proved_equations(sol, range.clone())
+                } else {
+                    Vec::new()
+                },
             }
         })
         .collect();
     Some(contents)
+}
+
+/// The equations [`equations`] gives for α, and for β where it is solved apart, of each
+/// bound whose certificate found no violation.
+fn proved_equations(sol: &Solution, range: std::ops::Range<usize>) -> Vec<crate::table::Mean<'_>> {
+    let alpha = sol.certificate.as_ref().map(|c| (&sol.values, c));
+    let beta = sol
+        .beta
+        .as_ref()
+        .map(|upper| (&upper.values, &upper.certificate));
+    [alpha, beta]
+        .into_iter()
+        .flatten()
+        .filter(|(_, cert)| cert.violations.is_empty())
+        .flat_map(|(values, _)| equations(&sol.graph, values, range.clone()))
+        .collect()
 }
 
 /// The Richman equation of each position of `range` with its best moves by `values`
