@@ -17,6 +17,7 @@ use num_traits::Zero;
 use rayon::prelude::*;
 
 use crate::value::arith::{cmp_shadowed, shadow};
+use crate::value::hints::Hint;
 use crate::value::{Key, Value, bytes};
 
 /// How a file's dictionary entries are written.
@@ -46,6 +47,8 @@ pub(super) struct Dictionary<'a> {
     numbers: HashMap<(&'a BigUint, u32), u32>,
     /// Per entry, the two entries it is stored as the mean of (empty: every entry whole).
     means: Vec<Option<(u32, u32)>>,
+    /// Per entry, the hint its mean is written with (empty: none, as version 7 writes).
+    hints: Vec<Option<Hint>>,
     form: Form,
 }
 
@@ -55,11 +58,13 @@ pub type Mean<'a> = [&'a Value; 3];
 impl<'a> Dictionary<'a> {
     /// The dictionary of `all` (values may repeat) and of the halves of `means`, in entry
     /// form `form`; in the shared form, entries that `means` show to be the mean of two
-    /// others are stored so where [`super::means::choose`] picks them.
+    /// others are stored so where [`super::means::choose`] picks them, each with its
+    /// [`Hint`] where `hinted` and one fits.
     pub fn new(
         all: impl Iterator<Item = &'a Value>,
         means: &[Mean<'a>],
         form: Form,
+        hinted: bool,
     ) -> Dictionary<'a> {
         let mut ranks: HashMap<Key<'a>, u32> = HashMap::new();
         let mut values: Vec<&Value> = Vec::new();
@@ -79,7 +84,7 @@ impl<'a> Dictionary<'a> {
             .par_iter()
             .filter(|m| {
                 let long = whole(m[0]);
-                long > MEAN_ENTRY_LEN && [m[1], m[2]].iter().all(|h| listed(h) || whole(h) <= long)
+                long > HINTED_MEAN_LEN && [m[1], m[2]].iter().all(|h| listed(h) || whole(h) <= long)
             })
             .copied()
             .collect();
@@ -120,6 +125,17 @@ impl<'a> Dictionary<'a> {
         } else {
             Vec::new()
         };
+        let hints = if hinted {
+            (0..means.len())
+                .into_par_iter()
+                .map(|k| {
+                    let (a, b) = means[k]?;
+                    Hint::of(values[k], values[a as usize], values[b as usize])
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut denominators = Vec::new();
         let mut numbers = HashMap::new();
         if form == Form::SharedDenominators {
@@ -139,6 +155,7 @@ impl<'a> Dictionary<'a> {
             denominators,
             numbers,
             means,
+            hints,
             form,
         }
     }
@@ -164,12 +181,20 @@ impl<'a> Dictionary<'a> {
         self.means.get(k).copied().flatten()
     }
 
+    /// The hint entry `k`'s mean is written with, if any.
+    fn hint(&self, k: usize) -> Option<Hint> {
+        self.hints.get(k).copied().flatten()
+    }
+
     /// The bytes of entry `k`'s encoding, without encoding it.
     pub fn entry_len(&self, k: usize) -> u64 {
         let v = self.values[k];
         match self.form {
             Form::Whole => 4 + v.numer_bits().div_ceil(8).max(1) + byte_len(&v.denom()),
-            Form::SharedDenominators if self.mean_of(k).is_some() => MEAN_ENTRY_LEN,
+            Form::SharedDenominators if self.mean_of(k).is_some() => match self.hint(k) {
+                Some(_) => HINTED_MEAN_LEN,
+                None => MEAN_ENTRY_LEN,
+            },
             Form::SharedDenominators => 4 + v.numer_bits().div_ceil(8).max(1),
         }
     }
@@ -185,7 +210,8 @@ impl<'a> Dictionary<'a> {
                 bytes::append_le_bytes(&v.denom(), out);
             }
             (Form::SharedDenominators, Some((a, b))) => {
-                for word in [MEAN_MARK, a, b] {
+                let hint = self.hint(k).map(|h| h.words);
+                for word in [MEAN_MARK, a, b].iter().chain(hint.iter().flatten()) {
                     out.extend_from_slice(&word.to_le_bytes());
                 }
             }
@@ -200,18 +226,38 @@ impl<'a> Dictionary<'a> {
 /// Version 7: the word in place of a denominator number that marks an entry stored as the
 /// mean of two others, whose numbers follow it.
 pub(super) const MEAN_MARK: u32 = u32::MAX;
-/// The bytes of a mean entry: the mark and two entry numbers.
+/// The bytes of a mean entry without a hint: the mark and two entry numbers.
 pub(super) const MEAN_ENTRY_LEN: u64 = 12;
+/// The bytes of a mean entry with a hint (version 8): the mark, two entry numbers and the
+/// hint's four words.
+pub(super) const HINTED_MEAN_LEN: u64 = 28;
 
-/// Version 7: the two entries a mean entry names (None unless `entry` is one: the mark and
-/// exactly two numbers).
-pub(super) fn mean_entry(entry: &[u8]) -> Option<Option<(u32, u32)>> {
+/// What an entry of version 7 on is.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Entry {
+    /// A value stored whole (its denominator number, then its numerator).
+    Whole,
+    /// The mean of entries `a` and `b`, with a hint or without.
+    Mean(u32, u32, Option<Hint>),
+    /// The mark of a mean, but not the words of one.
+    Malformed,
+}
+
+/// Version 7 on: what `entry` is. A mean is the mark and two numbers (12 bytes) or the
+/// mark, two numbers and a hint's four words (28 bytes).
+pub(super) fn entry_kind(entry: &[u8]) -> Entry {
     if denominator_number(entry) != Some(MEAN_MARK) {
-        return Some(None);
+        return Entry::Whole;
     }
-    let words: &[u8; 12] = entry.try_into().ok()?;
-    let word = |i: usize| u32::from_le_bytes(words[i..i + 4].try_into().expect("4"));
-    Some(Some((word(4), word(8))))
+    let word = |i: usize| u32::from_le_bytes(entry[4 * i..4 * i + 4].try_into().expect("4"));
+    match entry.len() as u64 {
+        MEAN_ENTRY_LEN => Entry::Mean(word(1), word(2), None),
+        HINTED_MEAN_LEN => {
+            let words = [word(3), word(4), word(5), word(6)];
+            Entry::Mean(word(1), word(2), Some(Hint { words }))
+        }
+        _ => Entry::Malformed,
+    }
 }
 
 fn key(v: &Value) -> Key<'_> {
@@ -299,7 +345,7 @@ mod tests {
             Value::new(&big / 3u8 + 1u8, big.clone()),
         ];
         for form in [Form::Whole, Form::SharedDenominators] {
-            let d = Dictionary::new(values.iter(), &[], form);
+            let d = Dictionary::new(values.iter(), &[], form, true);
             // Sorted, each value once.
             assert!(d.values.windows(2).all(|w| w[0] < w[1]), "{form:?}");
             for v in &values {
@@ -324,12 +370,12 @@ mod tests {
         }
         // 1, 256, 257 and 7^300: each listed once, in the order of first use (0 < 1/257
         // < big/3 < … ).
-        let d = Dictionary::new(values.iter(), &[], Form::SharedDenominators);
+        let d = Dictionary::new(values.iter(), &[], Form::SharedDenominators, true);
         let want: Vec<BigUint> = vec![1u32.into(), 257u32.into(), big.clone(), 256u32.into()];
         let whole: Vec<BigUint> = d.denominators.iter().map(|&(o, t)| o << t).collect();
         assert_eq!(whole, want);
         assert!(
-            Dictionary::new(values.iter(), &[], Form::Whole)
+            Dictionary::new(values.iter(), &[], Form::Whole, true)
                 .denominators
                 .is_empty()
         );

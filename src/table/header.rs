@@ -18,11 +18,14 @@ pub const VERSION: u32 = 6;
 /// The versions this build reads: 1 (three-piece, α = β), 2 (three-piece, β apart), 3 (any
 /// material, values whole), 4 (denominators shared), 5 (the dictionary checked block by
 /// block), 6 (every section checked block by block), 7 (entries stored as the mean of two
-/// others).
-pub const READABLE: [u32; 7] = [1, 2, 3, 4, 5, 6, 7];
+/// others), 8 (such entries with a hint that spares the reader a gcd).
+pub const READABLE: [u32; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
 /// The version this build writes for a table with values stored as the mean of two other
-/// entries (`bidtb generate --means`); one with every value whole is [`VERSION`].
-pub const MEANS: u32 = 7;
+/// entries (`bidtb generate --means`), each with a hint where one fits; one with every
+/// value whole is [`VERSION`].
+pub const MEANS: u32 = 8;
+/// The first version with entries stored as means (version 7 writes them without hints).
+pub(super) const FIRST_MEANS: u32 = 7;
 /// The first version whose checksummed blocks cover every section after the header, the
 /// positions' too (version 5's cover the dictionary's bytes alone).
 pub(super) const ALL_IN_BLOCKS: u32 = 6;
@@ -401,10 +404,10 @@ mod tests {
 
     #[test]
     fn another_version_or_material_is_refused_by_name() {
-        let err = open_bytes(&forged(sample(&[v(1, 2)]), HEADER_LEN, 8, 8))
+        let err = open_bytes(&forged(sample(&[v(1, 2)]), HEADER_LEN, 8, 9))
             .unwrap_err()
             .to_string();
-        assert!(err.contains("format version 8"), "{err}");
+        assert!(err.contains("format version 9"), "{err}");
         // A version 5 file relabelled 6: its open-time checksum covers other bytes.
         let err = open_bytes(&forged(encode_v5(&contents(&[v(1, 2)], None)), 192, 8, 6))
             .unwrap_err()

@@ -133,13 +133,14 @@ fn union(x: &[u32], y: &[u32], e: u32) -> Vec<u32> {
     out
 }
 
-/// The most means on one chain of `pick` (0 if none is a mean), or an entry on a cycle.
-pub(super) fn longest_chain(pick: &[Option<(u32, u32)>]) -> Result<usize, usize> {
+/// The most means on one chain of `pick` (0 if none is a mean) and the entry at its head,
+/// or an entry on a cycle.
+pub(super) fn longest_chain(pick: &[Option<(u32, u32)>]) -> Result<(usize, usize), usize> {
     let len = pick.len();
     // 0: not reached; 1: on the search's path; 2: its chain length is `chain`.
     let mut state = vec![0u8; len];
     let mut chain = vec![0usize; len];
-    let mut longest = 0;
+    let (mut longest, mut head) = (0, 0);
     for root in 0..len {
         if state[root] != 0 {
             continue;
@@ -163,14 +164,16 @@ pub(super) fn longest_chain(pick: &[Option<(u32, u32)>]) -> Result<usize, usize>
                         None => 0,
                         Some(_) => 1 + children(pick, u).map(|k| chain[k]).max().unwrap_or(0),
                     };
-                    longest = longest.max(chain[u]);
+                    if chain[u] > longest {
+                        (longest, head) = (chain[u], u);
+                    }
                     state[u] = 2;
                     stack.pop();
                 }
             }
         }
     }
-    Ok(longest)
+    Ok((longest, head))
 }
 
 #[cfg(test)]
@@ -234,6 +237,17 @@ mod tests {
         for e in 0..len {
             assert!(visits(&pick, e, 0).unwrap() <= CONE_CAP);
         }
+    }
+
+    #[test]
+    fn the_longest_chain_is_named_by_its_head() {
+        // 3 = mean(2, 0), 2 = mean(1, 0), 1 = mean(0, 4): three means down from entry 3.
+        let pick = [None, Some((0, 4)), Some((1, 0)), Some((2, 0)), None];
+        assert_eq!(longest_chain(&pick), Ok((3, 3)));
+        assert_eq!(longest_chain(&[None, None]), Ok((0, 0)));
+        // 1 = mean(2, 0), 2 = mean(1, 0): a cycle through 1 and 2.
+        let e = longest_chain(&[None, Some((2, 0)), Some((1, 0))]).unwrap_err();
+        assert!([1, 2].contains(&e));
     }
 
     #[test]

@@ -16,10 +16,11 @@ use zerocopy::little_endian::{U32, U64};
 use crate::container::{Fields, PREFIX_LEN, open_regular};
 use crate::error::{Checksum, Corruption, Error};
 use crate::value::Value;
+use crate::value::hints::{Hint, mean_hinted};
 use crate::value::shared::Denominators;
 
 use super::blocks::Blocks;
-use super::dictionary::{self, MIN_ENTRY};
+use super::dictionary::{self, Entry, MIN_ENTRY};
 use super::header::*;
 use super::means::MAX_MEAN_DEPTH;
 use super::source::Source;
@@ -50,6 +51,14 @@ pub struct Table {
     /// Version 7: the means decoded so far, for every reader of the table (a probe's
     /// values share most of the means below them).
     means: Mutex<Means>,
+}
+
+/// A dictionary entry stored as the mean of entries `a` and `b`, with its hint if it has one.
+#[derive(Clone, Copy, Debug)]
+struct MeanOf {
+    a: usize,
+    b: usize,
+    hint: Option<Hint>,
 }
 
 /// Decoded means, up to [`Means::BUDGET`] bytes of digits (then forgotten, all at once).
@@ -230,7 +239,7 @@ impl Table {
             check_sections(&self.bytes, &self.layout, &self.info, self.dictionary.end)
                 .map_err(|c| self.corrupted(c))?;
         }
-        if self.info.version >= MEANS {
+        if self.info.version >= FIRST_MEANS {
             self.check_means()?;
         }
         Ok(())
@@ -243,14 +252,13 @@ impl Table {
         let pick = (0..len)
             .into_par_iter()
             .map(|k| {
-                let pair = self.mean_of(k, self.dictionary_entry(k)?, 0)?;
-                Ok(pair.map(|(a, b)| (a as u32, b as u32)))
+                let m = self.mean_of(k, self.dictionary_entry(k)?, 0)?;
+                Ok(m.map(|m| (m.a as u32, m.b as u32)))
             })
             .collect::<Result<Vec<_>, Error>>()?;
         match super::means::longest_chain(&pick) {
-            Ok(depth) if depth < MAX_MEAN_DEPTH => Ok(()),
-            Ok(_) => Err(self.corrupted(Corruption::Mean(len))),
-            Err(k) => Err(self.corrupted(Corruption::Mean(k))),
+            Ok((depth, _)) if depth < MAX_MEAN_DEPTH => Ok(()),
+            Ok((_, head)) | Err(head) => Err(self.corrupted(Corruption::Mean(head))),
         }
     }
 
@@ -548,15 +556,11 @@ impl Table {
             return Ok(v.clone());
         }
         let entry = self.dictionary_entry(k)?;
-        if let Some((a, b)) = self.mean_of(k, entry, depth)? {
+        if let Some(m) = self.mean_of(k, entry, depth)? {
             if let Some(v) = self.lock_means().get(k) {
                 return Ok(v);
             }
-            let (x, y) = (
-                self.entry_value(a, memo, depth + 1)?,
-                self.entry_value(b, memo, depth + 1)?,
-            );
-            let v = crate::value::arith::mean(&x, &y);
+            let v = self.decode_mean(k, m, |h| self.entry_value(h, memo, depth + 1))?;
             memo.insert(k, v.clone());
             self.lock_means().keep(k, &v);
             return Ok(v);
@@ -586,7 +590,7 @@ impl Table {
             Denominators::new().share_all(&mut values);
             return Ok(values);
         }
-        if self.info.version >= MEANS {
+        if self.info.version >= FIRST_MEANS {
             // Each mean decoded once from its halves, whole entries' denominators shared.
             let once = ReadOnce::new(self);
             return (0..len)
@@ -657,7 +661,7 @@ impl Table {
     /// How many dictionary entries are stored as the mean of two others (version 7; 0
     /// before). Reads every entry's first word.
     pub fn means_len(&self) -> Result<usize, Error> {
-        if self.info.version < MEANS {
+        if self.info.version < FIRST_MEANS {
             return Ok(0);
         }
         (0..self.info.dictionary_len)
@@ -671,29 +675,42 @@ impl Table {
         self.means.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Version 7: the two entries entry `k` (whose bytes are `entry`, `depth` means
-    /// below the entry being decoded) is the mean of, if it is one; an error if they are
-    /// not two other entries, or the chain is longer than a writer makes.
-    fn mean_of(
-        &self,
-        k: usize,
-        entry: &[u8],
-        depth: usize,
-    ) -> Result<Option<(usize, usize)>, Error> {
-        if self.info.version < MEANS {
+    /// Version 7 on: the mean entry `k` (whose bytes are `entry`, `depth` means below the
+    /// entry being decoded) is stored as, if it is one; an error if it does not name two
+    /// other entries, or the chain is longer than a writer makes.
+    fn mean_of(&self, k: usize, entry: &[u8], depth: usize) -> Result<Option<MeanOf>, Error> {
+        if self.info.version < FIRST_MEANS {
             return Ok(None);
         }
         let bad = |c| Err(self.corrupted(c));
-        match dictionary::mean_entry(entry) {
-            None => bad(Corruption::Entry(k)),
-            Some(None) => Ok(None),
-            Some(Some((a, b))) => {
+        match dictionary::entry_kind(entry) {
+            Entry::Malformed => bad(Corruption::Entry(k)),
+            Entry::Whole => Ok(None),
+            Entry::Mean(a, b, hint) => {
                 let (a, b) = (a as usize, b as usize);
                 let len = self.info.dictionary_len;
                 if a >= len || b >= len || a == k || b == k || depth >= MAX_MEAN_DEPTH {
                     return bad(Corruption::Mean(k));
                 }
-                Ok(Some((a, b)))
+                Ok(Some(MeanOf { a, b, hint }))
+            }
+        }
+    }
+
+    /// Entry `k`, stored as the mean `m`, from its halves' values as `half` gives them: with
+    /// the mean's hint where it has one ([`mean_hinted`], no gcd), else reduced by a gcd. A
+    /// hint that does not hold is [`Corruption::Mean`].
+    fn decode_mean(
+        &self,
+        k: usize,
+        m: MeanOf,
+        mut half: impl FnMut(usize) -> Result<Value, Error>,
+    ) -> Result<Value, Error> {
+        let (x, y) = (half(m.a)?, half(m.b)?);
+        match m.hint {
+            None => Ok(crate::value::arith::mean(&x, &y)),
+            Some(hint) => {
+                mean_hinted(&x, &y, hint).ok_or_else(|| self.corrupted(Corruption::Mean(k)))
             }
         }
     }
@@ -771,12 +788,10 @@ impl ReadOnce {
         if let Some(v) = cell.get() {
             return Ok(v.clone());
         }
-        if table.info.version >= MEANS
-            && let Some((a, b)) = table.mean_of(k, table.dictionary_entry(k)?, depth)?
+        if table.info.version >= FIRST_MEANS
+            && let Some(m) = table.mean_of(k, table.dictionary_entry(k)?, depth)?
         {
-            let x = self.value_at(table, a, depth + 1)?;
-            let y = self.value_at(table, b, depth + 1)?;
-            let v = crate::value::arith::mean(&x, &y);
+            let v = table.decode_mean(k, m, |h| self.value_at(table, h, depth + 1))?;
             return Ok(cell.get_or_init(|| v).clone());
         }
         // Older versions store each entry whole: its value is still decoded once.
@@ -1176,11 +1191,11 @@ mod tests {
         b = bytes.clone();
         b[HEADER_LEN - 1] ^= 1;
         assert_eq!(kind(open_bytes(&b)), Corruption::Checksum(Checksum::Header));
-        let c = kind(open_bytes(&forged(bytes.clone(), HEADER_LEN, 8, 8)));
-        assert!(matches!(c, Corruption::Version { version: 8, .. }), "{c:?}");
+        let c = kind(open_bytes(&forged(bytes.clone(), HEADER_LEN, 8, 9)));
+        assert!(matches!(c, Corruption::Version { version: 9, .. }), "{c:?}");
         assert_eq!(
             said(c),
-            "table format version 8, but this bidtb reads version 1, 2, 3, 4, 5, 6, 7 \
+            "table format version 9, but this bidtb reads version 1, 2, 3, 4, 5, 6, 7, 8 \
              (regenerate the file with this bidtb)"
         );
         // The body of version 4 is checked whole at open; version 5's front sections;
@@ -1286,9 +1301,10 @@ mod tests {
         }
     }
 
-    /// The image of a table of [`chained`] values with their means (version 7), and the
-    /// image with every value whole (version 6).
-    fn with_means(count: usize) -> (Vec<Value>, Value, Vec<u8>, Vec<u8>) {
+    /// The image of a table of [`chained`] values with their means (version 8, hinted),
+    /// the same without hints (version 7), and the image with every value whole (version
+    /// 6).
+    fn with_means(count: usize) -> (Vec<Value>, Value, [Vec<u8>; 2], Vec<u8>) {
         let (values, outside, triples) = chained(count);
         let at = |i: usize| {
             if i == values.len() {
@@ -1303,25 +1319,51 @@ mod tests {
             ..contents(&values, None)
         };
         c.means = triples.iter().map(|t| t.map(at)).collect();
-        (values.clone(), outside.clone(), encode(&c), encode_v6(&c))
+        let means = [encode(&c), encode_v7(&c)];
+        (values.clone(), outside.clone(), means, encode_v6(&c))
     }
 
     /// The entries of `t` stored as means, and the two each names.
     fn mean_entries(t: &Table) -> Vec<(usize, (usize, usize))> {
         (0..t.info().dictionary_len)
             .filter_map(|k| {
-                let pair = t.mean_of(k, t.dictionary_entry(k).unwrap(), 0).unwrap();
-                pair.map(|p| (k, p))
+                let m = t.mean_of(k, t.dictionary_entry(k).unwrap(), 0).unwrap();
+                m.map(|m| (k, (m.a, m.b)))
             })
             .collect()
     }
 
     #[test]
     fn values_stored_as_means_read_back_exactly() {
-        let (values, outside, bytes, whole) = with_means(40);
+        let (values, outside, [hinted, unhinted], whole) = with_means(40);
+        let t = open_bytes(&unhinted).unwrap();
+        assert_eq!(t.info().version, 7);
+        let plain = t.dictionary_values().unwrap();
+        let t = open_bytes(&hinted).unwrap();
+        assert_eq!(t.info().version, 8);
+        let hints = (0..t.info().dictionary_len)
+            .filter_map(|k| t.mean_of(k, t.dictionary_entry(k).unwrap(), 0).unwrap())
+            .filter(|m| m.hint.is_some())
+            .count();
+        assert_eq!(hints, 38, "every mean over one odd part has a hint");
+        assert_eq!(t.dictionary_values().unwrap(), plain);
+        for bytes in [hinted, unhinted] {
+            read_back_means(&bytes, &values, &outside, &whole);
+        }
+        // A chain longer than the cap: entries along it are stored whole.
+        let (values, _, [bytes, _], _) = with_means(3 * CONE_CAP);
         let t = open_bytes(&bytes).unwrap();
         t.check_all().unwrap();
-        assert_eq!(t.info().version, 7);
+        read_back(&t, &values);
+        let whole = t.info().dictionary_len - mean_entries(&t).len();
+        assert!((4..=8).contains(&whole), "{whole}");
+    }
+
+    /// The values of a [`with_means`] image read back exactly, every way, and the file
+    /// smaller than `whole` (the same values whole), and checked against every flip.
+    fn read_back_means(bytes: &[u8], values: &[Value], outside: &Value, whole: &[u8]) {
+        let t = open_bytes(bytes).unwrap();
+        t.check_all().unwrap();
         // Every value but the first two is a mean; `outside` joins the dictionary.
         assert_eq!(t.info().dictionary_len, 41);
         let means = mean_entries(&t);
@@ -1333,33 +1375,26 @@ mod tests {
             );
             assert_eq!(t.dictionary_value_as_stored(*k).unwrap(), mean(&x, &y));
         }
-        read_back(&t, &values);
+        read_back(&t, values);
         let once = ReadOnce::new(&t);
         let all = t.dictionary_values().unwrap();
         assert!(all.windows(2).all(|w| w[0] < w[1]), "still in order");
-        assert!(all.contains(&outside));
+        assert!(all.contains(outside));
         for (k, v) in all.iter().enumerate() {
             assert_eq!(&once.value(&t, k).unwrap(), v);
             assert_eq!(&t.dictionary_value(k).unwrap(), v);
         }
         // The same values as the file with every value whole, in fewer bytes.
-        let w = open_bytes(&whole).unwrap();
+        let w = open_bytes(whole).unwrap();
         assert_eq!(w.info().version, 6);
-        read_back(&w, &values);
+        read_back(&w, values);
         assert!(bytes.len() < whole.len(), "{} {}", bytes.len(), whole.len());
-        every_flip_is_noticed(&bytes);
-        // A chain longer than the cap: entries along it are stored whole.
-        let (values, _, bytes, _) = with_means(3 * CONE_CAP);
-        let t = open_bytes(&bytes).unwrap();
-        t.check_all().unwrap();
-        read_back(&t, &values);
-        let whole = t.info().dictionary_len - mean_entries(&t).len();
-        assert!((4..=8).contains(&whole), "{whole}");
+        every_flip_is_noticed(bytes);
     }
 
     #[test]
     fn forged_means_are_refused_where_they_are_read() {
-        let (_, _, bytes, _) = with_means(6);
+        let (_, _, [bytes, _], _) = with_means(6);
         let t = open_bytes(&bytes).unwrap();
         let means = mean_entries(&t);
         let (k, _) = means[means.len() - 1];
@@ -1379,15 +1414,26 @@ mod tests {
         };
         let at = entry(&t, k);
         let len = t.info().dictionary_len as u32;
-        // Itself; an entry past the last; a cycle (k's first half made a mean of k).
-        let forgeries: Vec<(usize, u32)> = vec![(at + 4, k as u32), (at + 8, len)];
+        // Itself; an entry past the last; a hint that does not hold (the first half's
+        // ratio 3 where it is 1, or even).
+        let forgeries: Vec<(usize, u32)> = vec![
+            (at + 4, k as u32),
+            (at + 8, len),
+            (at + 12, 3),
+            (at + 16, 2),
+        ];
         for (offset, word) in forgeries {
             let mut b = bytes.clone();
             b[offset..offset + 4].copy_from_slice(&word.to_le_bytes());
             let t = open_bytes(&reforged(b)).unwrap();
             let e = t.dictionary_value_as_stored(k).unwrap_err().to_string();
             assert!(e.contains("mean of entries that do not resolve"), "{e}");
-            assert!(t.check_all().is_err());
+            // `check_all` checks the structure; a hint is checked where it is decoded.
+            if offset < at + 12 {
+                assert!(t.check_all().is_err());
+            }
+            let e = t.dictionary_values().unwrap_err().to_string();
+            assert!(e.contains("do not resolve"), "{e}");
             // The entries that do not lead to k still answer.
             assert!(t.dictionary_value_as_stored(0).is_ok());
         }

@@ -151,12 +151,12 @@ pub(super) fn forged(mut bytes: Vec<u8>, header_len: usize, at: usize, byte: u8)
     bytes
 }
 
-/// `count` values over one long denominator D = 3^60 (12 bytes): each after the first two
+/// `count` values over one long denominator D = 3^200 (40 bytes): each after the first two
 /// the mean of the two before it, but the last, the mean of the one before it and a value
 /// no position takes (`outside`, D/11). Returns the values, `outside` and the means as
 /// triples of indices into the values (`values.len()` standing for `outside`).
 pub(super) fn chained(count: usize) -> (Vec<Value>, Value, Vec<[usize; 3]>) {
-    let den = BigUint::from(3u8).pow(60);
+    let den = BigUint::from(3u8).pow(200);
     let mut values = vec![
         Value::new(&den / 7u8, den.clone()),
         Value::new(&den / 5u8 * 3u8, den.clone()),

@@ -77,7 +77,7 @@ pub fn encode(c: &Contents<'_>) -> Vec<u8> {
     out.into_inner()
 }
 
-/// Write the file image of a table to `out`, in version 6 ([`VERSION`]), or 7 ([`MEANS`])
+/// Write the file image of a table to `out`, in version 6 ([`VERSION`]), or 8 ([`MEANS`])
 /// where `c.means` stores a value as a mean, streaming: only the fixed-size
 /// sections (about 24 bytes a position) and the distinct denominators are assembled in
 /// memory, the dictionary's numerators (gigabytes where values have thousands of digits)
@@ -115,6 +115,15 @@ pub(super) fn encode_v6(c: &Contents<'_>) -> Vec<u8> {
     out.into_inner()
 }
 
+/// The file image of a table in version 7 (means without hints), as the build before
+/// version 8 wrote it: for the tests that check this build still reads such files.
+#[cfg(test)]
+pub(super) fn encode_v7(c: &Contents<'_>) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    encode_version(c, FIRST_MEANS, &mut out).expect("writing to memory cannot fail");
+    out.into_inner()
+}
+
 /// The file image of a table in version 4 (the dictionary under the body's checksum
 /// alone), as earlier builds wrote it: for the tests that check this build still reads
 /// such files.
@@ -125,7 +134,7 @@ pub(super) fn encode_v4(c: &Contents<'_>) -> Vec<u8> {
     out.into_inner()
 }
 
-/// [`encode_to`] in format `version`: 7, or 6, 5, 4 and 3 (for tests).
+/// [`encode_to`] in format `version`: 8, or 7, 6, 5, 4 and 3 (for tests).
 pub(super) fn encode_version<W: Write + Seek>(
     c: &Contents<'_>,
     version: u32,
@@ -146,10 +155,15 @@ pub(super) fn encode_version<W: Write + Seek>(
         _ => (Form::SharedDenominators, HEADER_LEN),
     };
     let betas = c.values_beta.as_deref().unwrap_or_default();
-    let means = if version >= MEANS { &c.means[..] } else { &[] };
-    let mut dictionary = Dictionary::new(c.values.iter().chain(betas).copied(), means, form);
-    // Version 7 only where a value is stored as a mean.
-    let version = if version >= MEANS && !dictionary.has_means() {
+    let means = if version >= FIRST_MEANS {
+        &c.means[..]
+    } else {
+        &[]
+    };
+    let all = c.values.iter().chain(betas).copied();
+    let mut dictionary = Dictionary::new(all, means, form, version >= MEANS);
+    // Version 7 on only where a value is stored as a mean.
+    let version = if version >= FIRST_MEANS && !dictionary.has_means() {
         ALL_IN_BLOCKS
     } else {
         version

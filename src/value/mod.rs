@@ -10,6 +10,8 @@
 //!   hashed in place, copied out where a number is needed;
 //! - [`arith`]: fast exact arithmetic on values of thousands of digits (gcd through
 //!   dashu-int, means, comparisons with floating-point shadows);
+//! - [`hints`]: means without a gcd, where the writer of a table says how the odd parts
+//!   relate;
 //! - [`bytes`]: numbers as little-endian bytes, as the files hold them;
 //! - [`simplest`]: the simplest rational in an interval (the study's guesses) and the
 //!   Stern–Brocot parents of a value;
@@ -20,6 +22,7 @@
 pub mod arith;
 pub mod bytes;
 pub mod cores;
+pub mod hints;
 pub mod images;
 pub mod long;
 pub mod shared;

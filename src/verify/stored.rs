@@ -119,11 +119,17 @@ const GROUP: usize = 64;
 fn lowest_terms(table: &Table, len: usize) -> Result<bool, Error> {
     let odd_parts = odd_part_keys(table)?;
     // Entries of older versions, which hold their own denominators, each a group of one
-    // (as are entries naming no stored denominator, which fail to decode below).
+    // (as are entries naming no stored denominator, which fail to decode below). An entry
+    // stored as a mean (version 7 on) goes with the entries over its decoded odd part.
     let key = |k: usize| {
         let own = u64::MAX - k as u64;
         Ok::<_, Error>(match table.dictionary_denominator_number(k)? {
-            Some(n) => odd_parts.get(n as usize).copied().unwrap_or(own),
+            Some(n) => match odd_parts.get(n as usize) {
+                Some(&key) => key,
+                None => table
+                    .dictionary_value_as_stored(k)
+                    .map_or(own, |v| odd_part_key(v.shared_odd())),
+            },
             None => own,
         })
     };
@@ -152,18 +158,22 @@ fn lowest_terms(table: &Table, len: usize) -> Result<bool, Error> {
 /// (the length and outer limbs, hashed). Different odd parts may share a key;
 /// [`in_lowest_terms`] sorts those apart exactly.
 fn odd_part_keys(table: &Table) -> Result<Vec<u64>, Error> {
-    use std::hash::Hasher;
     (0..table.denominators_len())
         .into_par_iter()
         .map(|n| {
-            let mut hasher = std::hash::DefaultHasher::new();
-            if let Some((odd, _)) = table.denominator(n)? {
-                let limbs = odd.iter_u64_digits();
-                crate::value::hash_outer_limbs(limbs, 2, &mut hasher);
-            }
-            Ok(hasher.finish() >> 1)
+            Ok(table
+                .denominator(n)?
+                .map_or(0, |(odd, _)| odd_part_key(&odd)))
         })
         .collect()
+}
+
+/// The key of an odd part (its length and outer limbs, hashed; below the entries' own keys).
+fn odd_part_key(odd: &BigUint) -> u64 {
+    use std::hash::Hasher;
+    let mut hasher = std::hash::DefaultHasher::new();
+    crate::value::hash_outer_limbs(odd.iter_u64_digits(), 2, &mut hasher);
+    hasher.finish() >> 1
 }
 
 /// Whether every one of `values` is in lowest terms: numerators odd over even
