@@ -316,11 +316,15 @@ pub(super) struct Args {
     #[arg(long)]
     pub allow_uncertified: bool,
     /// Store long values as the mean of the two values their best moves lead to (table
-    /// format version 7): about a tenth of the bytes where values are long (7x7 KNvKN 1.31
-    /// GB -> 135 MB), the same values, but every read decodes the means below a value
-    /// (a 7x7 KNvKN query 13 ms -> 0.2 s).
-    #[arg(long)]
+    /// format version 8): the default, stated. Where values are long the tables take a
+    /// tenth of the bytes or less (7x7 KNvKN 1.31 GB -> 139 MB; 6x6 four pieces 329 ->
+    /// 198 MB), the same values, decoded at each read without a gcd.
+    #[arg(long, conflicts_with = "whole")]
     pub means: bool,
+    /// Store every value whole (table format version 6, as builds before format 8 wrote
+    /// it): larger files, no means to decode.
+    #[arg(long)]
+    pub whole: bool,
     /// Save the full iteration state to DIR/FxR/checkpoint-N.ckpt every N iterations
     /// (atomically; the newest two are kept, and removed once the run converges).
     /// Ctrl-C or SIGTERM, and reaching --max-iterations, then also save one.
@@ -479,7 +483,8 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         json,
         quiet,
         allow_uncertified,
-        means,
+        means: _,
+        whole,
         checkpoint_every,
         checkpoint_seconds,
         resume,
@@ -543,7 +548,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
             e @ Error::Busy(_) => (1, e),
             e => (2, e),
         })?;
-    session.store.means = means;
+    session.store.means = !whole;
     let dir = session.dir.clone();
     if !resume {
         let earlier = session::earlier_checkpoints(&dir, method, &materials);

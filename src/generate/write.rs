@@ -23,7 +23,7 @@ use crate::value::Value;
 /// failed one that was not accepted. All files of the job or none: a failure (a full
 /// disk) leaves the previous tables intact. Returns how many files were written.
 pub fn write_tables(sol: &Solution, dir: &Path, accept_failed: bool) -> Result<usize, Error> {
-    write_job(sol, dir, accept_failed, false, Vec::new())
+    write_job(sol, dir, accept_failed, true, Vec::new())
 }
 
 /// [`write_tables`], with other files of the job (its materials' records) in the same
@@ -207,7 +207,8 @@ pub struct TableStore {
     /// Dictionaries of at most this many bytes are decoded whole before a job
     /// ([`DECODED_DICTIONARY`]); larger ones value by value.
     pub decoded_dictionary: usize,
-    /// Store long values as the mean of two others (format version 7, `--means`).
+    /// Store long values as the mean of two others (format version 8; the default, `--whole`
+    /// turns it off).
     pub means: bool,
 }
 
@@ -226,7 +227,7 @@ impl TableStore {
             written: 0,
             convergence: None,
             decoded_dictionary: DECODED_DICTIONARY,
-            means: false,
+            means: true,
         }
     }
 

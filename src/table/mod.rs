@@ -13,18 +13,21 @@
 //!   α < β somewhere) the rank of its β, each a `u32`, read zero-copy from the memory map;
 //! - the dictionary ([`dictionary`]): every distinct value once, in increasing order (so
 //!   ranks compare like values); each distinct denominator is stored once, and each entry
-//!   holds the number of its denominator and its numerator, little-endian, or (version 7)
-//!   the numbers of the two entries it is the mean of ([`means`] picks which);
+//!   holds the number of its denominator and its numerator, little-endian, or (versions 7
+//!   and 8) the numbers of the two entries it is the mean of ([`means`] picks which) and
+//!   (version 8) a hint;
 //! - (version 6) a CRC-32 of each 64 KiB block of the bytes after the header.
 //!
-//! This build writes version 6: version 4 (the material named in the header, 64-bit keys
-//! wide enough for every material on every board, denominators shared: about half the
-//! bytes of version 3) with every section checked block by block; and, where asked to
-//! (`generate --means`), version 7: long values stored as the mean of two other entries,
-//! a tenth of the bytes where values are long, but decoded at every read. It reads
-//! versions 1 to 5 too, the tables of earlier builds (versions 1 and 2: a class number in
-//! the header, 32-bit keys; versions 1 to 3: each value whole; version 5: blocks over the
-//! dictionary alone), and answers from them exactly as before.
+//! This build writes version 8 where values are long enough to be stored as means, and
+//! version 6 elsewhere (and everywhere with `generate --whole`). Version 6 is version 4
+//! (the material named in the header, 64-bit keys wide enough for every material on every
+//! board, denominators shared: about half the bytes of version 3) with every section
+//! checked block by block; version 8 stores long values as the mean of two other entries
+//! (a tenth of the bytes where values are long), each with a hint that spares the reader a
+//! gcd ([`crate::value::hints`]). It reads versions 1 to 5 and 7 too, the tables of earlier
+//! builds (versions 1 and 2: a class number in the header, 32-bit keys; versions 1 to 3:
+//! each value whole; version 5: blocks over the dictionary alone; version 7: means without
+//! hints), and answers from them exactly as before.
 //!
 //! [`Table::open`] checks the header (magic, version, checksum, board, material, section
 //! offsets and sizes, a regular file of the stated length) and the blocks' checksums; a

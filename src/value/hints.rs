@@ -75,8 +75,8 @@ pub fn mean_hinted(a: &Value, b: &Value, hint: Hint) -> Option<Value> {
     let (mb, nb) = multiplier(b.shared_odd(), &odd, ub, wb)?;
     let (ea, eb) = (a.twos(), b.twos());
     let e = ea.max(eb);
-    let t = ((&*a.numer() * times(&ma, nb)) << (e - ea))
-        + ((&*b.numer() * times(&mb, na)) << (e - eb));
+    let t =
+        ((&*a.numer() * times(&ma, nb)) << (e - ea)) + ((&*b.numer() * times(&mb, na)) << (e - eb));
     let (p, rest) = t.div_rem(&BigUint::from(na * nb));
     if !rest.is_zero() {
         return None;

@@ -1,8 +1,8 @@
-//! Format 7's means (`generate --means`), end to end, where values are long (5x5 KNvKN,
-//! values of up to 97 digits): most dictionary entries are stored as the mean of two
-//! others, every position reads back the value of the same table written with every value
-//! whole (format 6, the default), `bidtb verify` re-proves every value read through the
-//! means from the files alone, and a query answers as from values stored whole.
+//! Format 8's means (the default), end to end, where values are long (5x5 KNvKN, values of
+//! up to 97 digits): most dictionary entries are stored as the mean of two others, with
+//! hints, every position reads back the value of the same table written with every value
+//! whole (format 6, `generate --whole`), `bidtb verify` re-proves every value read through
+//! the means from the files alone, and a query answers as from values stored whole.
 
 use crate::common::bidtb;
 use bidtb::internal::probe::Tablebase;
@@ -22,7 +22,7 @@ fn generated(extra: &[&str]) -> tempfile::TempDir {
 
 #[test]
 fn long_values_are_stored_as_means_and_read_back_exactly() {
-    let (whole, means) = (generated(&[]), generated(&["--means"]));
+    let (whole, means) = (generated(&["--whole"]), generated(&[]));
     let path = |d: &tempfile::TempDir, m: &str| d.path().join("5x5").join(format!("{m}.bidtb"));
     let open = |d: &tempfile::TempDir| {
         Tablebase::open(d.path())
@@ -76,4 +76,12 @@ fn long_values_are_stored_as_means_and_read_back_exactly() {
         .iter()
         .any(|m| m["value"].as_str().unwrap().len() > 100);
     assert!(long, "{answer}");
+    // `--means` states the default; with `--whole` it is a usage error.
+    let stated = generated(&["--means"]);
+    assert_eq!(
+        std::fs::read(path(&stated, "KNvKN")).unwrap(),
+        std::fs::read(path(&means, "KNvKN")).unwrap()
+    );
+    let (code, _, err) = bidtb(&["generate", "--means", "--whole", "--board", "3x3"]);
+    assert_eq!(code, 2, "{err}");
 }
