@@ -16,7 +16,8 @@
 //!   holds the number of its denominator and its numerator, little-endian, or (versions 7
 //!   and 8) the numbers of the two entries it is the mean of ([`means`] picks which) and
 //!   (version 8) a hint;
-//! - (version 6) a CRC-32 of each 64 KiB block of the bytes after the header.
+//! - (version 6) a CRC-32 of each block (4 KiB; 64 KiB before) of the bytes after the
+//!   header.
 //!
 //! This build writes version 8 where values are long enough to be stored as means, and
 //! version 6 elsewhere (and everywhere with `generate --whole`). Version 6 is version 4

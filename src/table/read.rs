@@ -1302,9 +1302,9 @@ mod tests {
     }
 
     /// The image of a table of [`chained`] values with their means (version 8, hinted),
-    /// the same without hints (version 7), and the image with every value whole (version
-    /// 6).
-    fn with_means(count: usize) -> (Vec<Value>, Value, [Vec<u8>; 2], Vec<u8>) {
+    /// the same without hints (version 7), the same in the 64 KiB blocks of earlier builds,
+    /// and the image with every value whole (version 6).
+    fn with_means(count: usize) -> (Vec<Value>, Value, [Vec<u8>; 3], Vec<u8>) {
         let (values, outside, triples) = chained(count);
         let at = |i: usize| {
             if i == values.len() {
@@ -1319,7 +1319,11 @@ mod tests {
             ..contents(&values, None)
         };
         c.means = triples.iter().map(|t| t.map(at)).collect();
-        let means = [encode(&c), encode_v7(&c)];
+        let means = [
+            encode(&c),
+            encode_v7(&c),
+            encode_blocks(&c, MEANS, EARLIER_BLOCK_LEN),
+        ];
         (values.clone(), outside.clone(), means, encode_v6(&c))
     }
 
@@ -1335,7 +1339,7 @@ mod tests {
 
     #[test]
     fn values_stored_as_means_read_back_exactly() {
-        let (values, outside, [hinted, unhinted], whole) = with_means(40);
+        let (values, outside, [hinted, unhinted, earlier], whole) = with_means(40);
         let t = open_bytes(&unhinted).unwrap();
         assert_eq!(t.info().version, 7);
         let plain = t.dictionary_values().unwrap();
@@ -1347,11 +1351,14 @@ mod tests {
             .count();
         assert_eq!(hints, 38, "every mean over one odd part has a hint");
         assert_eq!(t.dictionary_values().unwrap(), plain);
-        for bytes in [hinted, unhinted] {
+        let t = open_bytes(&earlier).unwrap();
+        assert_eq!(t.blocks.as_ref().unwrap().len, EARLIER_BLOCK_LEN);
+        assert_eq!(t.dictionary_values().unwrap(), plain);
+        for bytes in [hinted, unhinted, earlier] {
             read_back_means(&bytes, &values, &outside, &whole);
         }
         // A chain longer than the cap: entries along it are stored whole.
-        let (values, _, [bytes, _], _) = with_means(3 * CONE_CAP);
+        let (values, _, [bytes, ..], _) = with_means(3 * CONE_CAP);
         let t = open_bytes(&bytes).unwrap();
         t.check_all().unwrap();
         read_back(&t, &values);
@@ -1394,7 +1401,7 @@ mod tests {
 
     #[test]
     fn forged_means_are_refused_where_they_are_read() {
-        let (_, _, [bytes, _], _) = with_means(6);
+        let (_, _, [bytes, ..], _) = with_means(6);
         let t = open_bytes(&bytes).unwrap();
         let means = mean_entries(&t);
         let (k, _) = means[means.len() - 1];
@@ -1454,20 +1461,31 @@ mod tests {
         assert!(e.contains("do not resolve"), "{e}");
     }
 
+    /// The block length earlier builds wrote (this one writes [`BLOCK_LEN`]).
+    const EARLIER_BLOCK_LEN: usize = 1 << 16;
+
     #[test]
     fn a_damaged_block_fails_only_the_values_in_it() {
-        // 100 values of about 25,000 digits, over 16 blocks: a flip in one block's bytes
-        // lets the file open and answer from the other blocks; the values in it, and
-        // `check_all`, name the block.
+        // 100 values of about 25,000 digits, over 16 blocks of 64 KiB (as earlier builds
+        // wrote them) or 253 of 4 KiB: a flip in one block's bytes lets the file open and
+        // answer from the other blocks; the values in it, and `check_all`, name the block.
         let den = BigUint::from(7u8).pow(30_000);
         let values: Vec<Value> = (1..=100u32)
             .map(|k| Value::new(&den * k / 101u32, den.clone()))
             .collect();
-        let bytes = sample(&values);
+        for len in [BLOCK_LEN, EARLIER_BLOCK_LEN] {
+            damaged_block(&values, len);
+        }
+    }
+
+    /// [`a_damaged_block_fails_only_the_values_in_it`] with blocks of `len` bytes.
+    fn damaged_block(values: &[Value], len: usize) {
+        let bytes = encode_blocks(&contents(values, None), VERSION, len);
         let t = open_bytes(&bytes).unwrap();
         let blocks = t.blocks.as_ref().unwrap();
+        assert_eq!(blocks.len, len);
         assert!(blocks.count() >= 10, "{} blocks", blocks.count());
-        let at = blocks.start + 5 * BLOCK_LEN + 100;
+        let at = blocks.start + 5 * len + 100;
         let mut b = bytes.clone();
         b[at] ^= 1;
         let t = open_bytes(&b).unwrap();
