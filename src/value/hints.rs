@@ -66,13 +66,16 @@ impl Hint {
 /// checks).
 pub fn mean_hinted(a: &Value, b: &Value, hint: Hint) -> Option<Value> {
     let [ua, wa, ub, wb] = hint.words.map(u64::from);
-    let odd = if ua != 0 {
+    // The mean's odd part comes from the first half with a ratio, whose relation to it then
+    // holds by construction; the other half's is checked.
+    let from_a = ua != 0;
+    let odd = if from_a {
         odd_part(a.shared_odd(), ua, wa)?
     } else {
         odd_part(b.shared_odd(), ub, wb)?
     };
-    let (ma, na) = multiplier(a.shared_odd(), &odd, ua, wa)?;
-    let (mb, nb) = multiplier(b.shared_odd(), &odd, ub, wb)?;
+    let (ma, na) = multiplier(a.shared_odd(), &odd, ua, wa, from_a)?;
+    let (mb, nb) = multiplier(b.shared_odd(), &odd, ub, wb, !from_a)?;
     let (ea, eb) = (a.twos(), b.twos());
     let e = ea.max(eb);
     let t =
@@ -90,22 +93,35 @@ pub fn mean_hinted(a: &Value, b: &Value, hint: Hint) -> Option<Value> {
 
 /// A half's multiplier `m` (a word, or a long cofactor) and divisor `n` over the mean's odd
 /// part `odd`, its hint's pair being `(u, w)`: `(w, u)` once `o · w = odd · u` is checked,
-/// or `(odd / o, 1)` for `(0, 0)`. None where the hint does not hold.
-fn multiplier(o: &Arc<BigUint>, odd: &Arc<BigUint>, u: u64, w: u64) -> Option<(Factor, u64)> {
+/// or `(odd / o, 1)` for `(0, 0)`. None where the hint does not hold; `odd` made from this
+/// half's pair ([`odd_part`]) is `known` to hold.
+fn multiplier(
+    o: &Arc<BigUint>,
+    odd: &Arc<BigUint>,
+    u: u64,
+    w: u64,
+    known: bool,
+) -> Option<(Factor, u64)> {
     if u == 0 && w == 0 {
         let small = o.to_u64().filter(|&s| s > 0)?;
         let (c, r) = odd.div_rem(&BigUint::from(small));
         return r.is_zero().then_some((Factor::Long(c), 1));
     }
-    if u.is_multiple_of(2) || w.is_multiple_of(2) {
+    if !odd_ratio(u, w) {
         return None;
     }
-    let holds = if u == w {
-        u == 1 && (Arc::ptr_eq(o, odd) || o == odd)
-    } else {
-        &**o * w == &**odd * u
-    };
+    let holds = known
+        || if u == w {
+            u == 1 && (Arc::ptr_eq(o, odd) || o == odd)
+        } else {
+            &**o * w == &**odd * u
+        };
     holds.then_some((Factor::Word(w), u))
+}
+
+/// Whether `u` and `w` can be a ratio's pair: both odd (so neither is zero).
+fn odd_ratio(u: u64, w: u64) -> bool {
+    u % 2 == 1 && w % 2 == 1
 }
 
 /// A multiplier: a word or a long number.
@@ -124,7 +140,7 @@ fn times(m: &Factor, n: u64) -> BigUint {
 
 /// `o · w / u`, sharing `o` where the ratio is 1; None unless exact, odd and non-zero.
 fn odd_part(o: &Arc<BigUint>, u: u64, w: u64) -> Option<Arc<BigUint>> {
-    if u.is_multiple_of(2) || w.is_multiple_of(2) {
+    if !odd_ratio(u, w) {
         return None;
     }
     if u == w {
