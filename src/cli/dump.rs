@@ -11,7 +11,9 @@ use bidtb::Board;
 use bidtb::Error;
 use bidtb::Material;
 use bidtb::Tablebase;
-use bidtb::internal::table::{FromFile, UNREACHED};
+use bidtb::internal::table::{FromFile, REDUCED_BITS, Table, UNREACHED};
+use num_bigint::BigUint;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The arguments of `bidtb dump` (its help is the subcommand's, in `cli/mod.rs`).
 #[derive(clap::Args, Debug)]
@@ -23,11 +25,14 @@ pub(super) struct Args {
     pub board: Board,
     /// The material, as stored (KRvKN, not KNvKR).
     pub material: String,
+    /// Print each α and β as a 16-hex-digit digest of its digits instead of its fraction.
+    #[arg(long)]
+    pub digest: bool,
 }
 
 /// `bidtb dump`: the arguments read, the table printed.
 pub(super) fn main(args: Args) -> Result<(), (u8, Error)> {
-    run(&args.tables.tables, args.board, &args.material)
+    run(&args.tables.tables, args.board, &args.material, args.digest)
 }
 
 fn level(l: u32) -> String {
@@ -38,7 +43,12 @@ fn level(l: u32) -> String {
     }
 }
 
-pub(super) fn run(dir: &Path, board: Board, material: &str) -> Result<(), (u8, Error)> {
+pub(super) fn run(
+    dir: &Path,
+    board: Board,
+    material: &str,
+    digest: bool,
+) -> Result<(), (u8, Error)> {
     let material: Material = material.parse().map_err(|e| (2, e))?;
     let (stored, mirrored) = material.stored();
     if mirrored {
@@ -54,6 +64,11 @@ pub(super) fn run(dir: &Path, board: Board, material: &str) -> Result<(), (u8, E
     let out = &mut std::io::BufWriter::new(std::io::stdout().lock());
     let io = |e: std::io::Error| (1, Error::io("stdout", e));
     writeln!(out, "# fen alpha beta T-level T'-level").map_err(io)?;
+    let digests = if digest {
+        Some(digests(t).map_err(|e| (1, e))?)
+    } else {
+        None
+    };
     for i in 0..t.len() {
         let key = t.key(i).map_err(|e| (1, e))?;
         let pos = bidtb::internal::index::position_of_key(board, stored, key).ok_or_else(|| {
@@ -65,6 +80,20 @@ pub(super) fn run(dir: &Path, board: Board, material: &str) -> Result<(), (u8, E
                 },
             )
         })?;
+        if let Some(digests) = &digests {
+            let (a, b) = t.ranks(i).map_err(|e| (1, e))?;
+            writeln!(
+                out,
+                "{} {:016x} {:016x} {} {}",
+                bidtb::fen::write(board, &pos),
+                digests[a as usize],
+                digests[b as usize],
+                level(t.level_white(i).map_err(|e| (1, e))?),
+                level(t.level_black(i).map_err(|e| (1, e))?)
+            )
+            .map_err(io)?;
+            continue;
+        }
         let known = t.known(i, &FromFile).map_err(|e| (1, e))?;
         writeln!(
             out,
@@ -78,4 +107,30 @@ pub(super) fn run(dir: &Path, board: Board, material: &str) -> Result<(), (u8, E
         .map_err(io)?;
     }
     out.flush().map_err(io)
+}
+
+/// The digest of every dictionary entry of `t`, in lowest terms ([`Table::dictionary_value`]):
+/// the CRC-32 of its numerator's bytes (little-endian) above that of its denominator's.
+/// Each entry is decoded once ([`Table::walk`]), so that a table of long values stored as
+/// means (8x8 KNvKN) is digested in minutes where printing its fractions takes hours.
+fn digests(t: &Table) -> Result<Vec<u64>, Error> {
+    let digests: Vec<AtomicU64> = (0..t.info().dictionary_len)
+        .map(|_| AtomicU64::new(0))
+        .collect();
+    t.walk(|k, v| {
+        let reduced;
+        let v = if v.denom().bits() <= REDUCED_BITS {
+            reduced = bidtb::internal::value::arith::reduced(
+                v.numer().into_owned(),
+                v.denom().into_owned(),
+            );
+            &reduced
+        } else {
+            v
+        };
+        let crc = |n: &BigUint| u64::from(crc32fast::hash(&n.to_bytes_le()));
+        digests[k].store(crc(&v.numer()) << 32 | crc(&v.denom()), Ordering::Relaxed);
+        Ok(())
+    })?;
+    Ok(digests.into_iter().map(AtomicU64::into_inner).collect())
 }

@@ -50,7 +50,7 @@
 //! `read` (opening, validating and reading a file, mapped or in memory: `source`),
 //! `upgrade` (rewriting an older file in the current version), `stored` (one reading of a
 //! stored position), `dictionary` (the encoding of the values), `means` (which values it
-//! stores as the mean of two others) and `blocks` (the checksums of the blocks).
+//! stores as the mean of two others) `blocks` (the checksums of the blocks) and `walk` (every entry decoded once).
 
 mod blocks;
 mod dictionary;
@@ -62,6 +62,7 @@ mod stored;
 #[cfg(test)]
 mod testing;
 mod upgrade;
+mod walk;
 mod write;
 
 /// The stored level of a position outside a closure (the one definition, from the
@@ -75,4 +76,5 @@ pub use means::{CONE_CAP, MAX_MEAN_DEPTH};
 pub use read::{REDUCED_BITS, ReadOnce, Table};
 pub use stored::{Decode, FromFile};
 pub use upgrade::{Upgraded, upgrade};
+pub use walk::Walked;
 pub use write::{Contents, encode, encode_to, fixed_bytes, write};

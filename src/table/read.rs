@@ -55,10 +55,10 @@ pub struct Table {
 
 /// A dictionary entry stored as the mean of entries `a` and `b`, with its hint if it has one.
 #[derive(Clone, Copy, Debug)]
-struct MeanOf {
-    a: usize,
-    b: usize,
-    hint: Option<Hint>,
+pub(super) struct MeanOf {
+    pub(super) a: usize,
+    pub(super) b: usize,
+    pub(super) hint: Option<Hint>,
 }
 
 /// Decoded means, up to [`Means::BUDGET`] bytes of digits (then forgotten, all at once).
@@ -263,7 +263,7 @@ impl Table {
     }
 
     /// An error naming this file.
-    fn corrupted(&self, corruption: Corruption) -> Error {
+    pub(super) fn corrupted(&self, corruption: Corruption) -> Error {
         Error::Corrupt {
             path: self.path.display().to_string(),
             corruption,
@@ -678,7 +678,12 @@ impl Table {
     /// Version 7 on: the mean entry `k` (whose bytes are `entry`, `depth` means below the
     /// entry being decoded) is stored as, if it is one; an error if it does not name two
     /// other entries, or the chain is longer than a writer makes.
-    fn mean_of(&self, k: usize, entry: &[u8], depth: usize) -> Result<Option<MeanOf>, Error> {
+    pub(super) fn mean_of(
+        &self,
+        k: usize,
+        entry: &[u8],
+        depth: usize,
+    ) -> Result<Option<MeanOf>, Error> {
         if self.info.version < FIRST_MEANS {
             return Ok(None);
         }
@@ -700,7 +705,7 @@ impl Table {
     /// Entry `k`, stored as the mean `m`, from its halves' values as `half` gives them: with
     /// the mean's hint where it has one ([`mean_hinted`], no gcd), else reduced by a gcd. A
     /// hint that does not hold is [`Corruption::Mean`].
-    fn decode_mean(
+    pub(super) fn decode_mean(
         &self,
         k: usize,
         m: MeanOf,
@@ -716,7 +721,7 @@ impl Table {
     }
 
     /// The bytes of dictionary entry `k` (which must exist), their blocks checked.
-    fn dictionary_entry(&self, k: usize) -> Result<&[u8], Error> {
+    pub(super) fn dictionary_entry(&self, k: usize) -> Result<&[u8], Error> {
         let start = self.layout.dictionary_bytes;
         let range = self
             .offsets(
@@ -1391,6 +1396,21 @@ mod tests {
             assert_eq!(&once.value(&t, k).unwrap(), v);
             assert_eq!(&t.dictionary_value(k).unwrap(), v);
         }
+        // The walk visits every entry once with its value, holding a chain's last two.
+        let seen: Vec<std::sync::Mutex<Vec<Value>>> =
+            all.iter().map(|_| Default::default()).collect();
+        let walked = t
+            .walk(|k, v| {
+                seen[k].lock().unwrap().push(v.clone());
+                Ok(())
+            })
+            .unwrap();
+        for (k, v) in all.iter().enumerate() {
+            assert_eq!(*seen[k].lock().unwrap(), std::slice::from_ref(v), "entry {k}");
+        }
+        assert_eq!(walked.means, 38);
+        assert!(walked.depth >= 19, "{walked:?}");
+        assert!((1..=3).contains(&walked.held_most), "{walked:?}");
         // The same values as the file with every value whole, in fewer bytes.
         let w = open_bytes(whole).unwrap();
         assert_eq!(w.info().version, 6);
@@ -1441,6 +1461,8 @@ mod tests {
             }
             let e = t.dictionary_values().unwrap_err().to_string();
             assert!(e.contains("do not resolve"), "{e}");
+            let e = t.walk(|_, _| Ok(())).unwrap_err().to_string();
+            assert!(e.contains("do not resolve"), "{e}");
             // The entries that do not lead to k still answer.
             assert!(t.dictionary_value_as_stored(0).is_ok());
         }
@@ -1458,6 +1480,8 @@ mod tests {
         let e = t.check_all().unwrap_err().to_string();
         assert!(e.contains("do not resolve"), "{e}");
         let e = ReadOnce::new(&t).value(&t, a).unwrap_err().to_string();
+        assert!(e.contains("do not resolve"), "{e}");
+        let e = t.walk(|_, _| Ok(())).unwrap_err().to_string();
         assert!(e.contains("do not resolve"), "{e}");
     }
 

@@ -49,13 +49,29 @@ fn long_values_are_stored_as_means_and_read_back_exactly() {
     let (entries, stored) = (t.info().dictionary_len, t.means_len().unwrap());
     assert!(stored * 10 > entries * 7, "{stored} of {entries}");
     // Every position, value by value: the same as the file of whole values.
-    let dump = |d: &tempfile::TempDir| {
+    let dump = |d: &tempfile::TempDir, extra: &[&str]| {
         let dir = d.path().to_str().unwrap();
-        let (code, out, err) = bidtb(&["dump", "--tables", dir, "--board", "5x5", "KNvKN"]);
+        let args = ["dump", "--tables", dir, "--board", "5x5", "KNvKN"];
+        let (code, out, err) = bidtb(&[&args[..], extra].concat());
         assert_eq!(code, 0, "{err}");
         out
     };
-    assert!(dump(&means) == dump(&whole));
+    let fractions = dump(&means, &[]);
+    assert!(fractions == dump(&whole, &[]));
+    // The digests too, and they tell apart the values the fractions tell apart.
+    let digests = dump(&means, &["--digest"]);
+    assert!(digests == dump(&whole, &["--digest"]));
+    let distinct = |out: &str, column: usize| {
+        let lines = out.lines().skip(1);
+        let column: std::collections::BTreeSet<&str> =
+            lines.map(|l| l.split(' ').nth(column).unwrap()).collect();
+        column.len()
+    };
+    assert_eq!(digests.lines().count(), fractions.lines().count());
+    for column in [0, 1, 2, 3, 4] {
+        assert_eq!(distinct(&digests, column), distinct(&fractions, column));
+    }
+    assert!(distinct(&digests, 1) > 1000, "{}", distinct(&digests, 1));
     let out = means.path().to_str().unwrap();
     let (code, stdout, err) = bidtb(&["verify", "--tables", out, "--board", "5x5"]);
     assert_eq!(code, 0, "{stdout}{err}");

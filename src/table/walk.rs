@@ -1,0 +1,134 @@
+//! Every dictionary entry of a table decoded once ([`Table::walk`]): for the tools that
+//! read a whole dictionary too large to hold decoded (8x8 KNvKN: 11.3 GB of digits, 1.3
+//! GB stored as means). A reader's own cache of means (256 MiB) decodes each entry with
+//! the means below it, again and again where they do not fit; the walk decodes each mean
+//! once, after its two halves, and holds a decoded mean only until the last mean that
+//! names it is decoded. Entries stored whole are read from the file each time (no gcd,
+//! no cone).
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+
+use super::read::{MeanOf, Table};
+use super::{Corruption, MAX_MEAN_DEPTH};
+use crate::error::Error;
+use crate::value::Value;
+
+/// What a [`Table::walk`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Walked {
+    /// Entries stored as means.
+    pub means: usize,
+    /// The longest chain of means (0 where every entry is whole).
+    pub depth: usize,
+    /// The most decoded means held at once.
+    pub held_most: usize,
+}
+
+impl Table {
+    /// Call `visit(k, value)` once for every dictionary entry `k`, with its value as stored
+    /// ([`Table::dictionary_value_as_stored`]), in parallel and in no set order: entries
+    /// stored whole first, then the means a level at a time (each after its halves), each
+    /// decoded once. The first error (a damaged entry, or one from `visit`) ends the walk.
+    pub fn walk(
+        &self,
+        visit: impl Fn(usize, &Value) -> Result<(), Error> + Sync,
+    ) -> Result<Walked, Error> {
+        let len = self.info().dictionary_len;
+        let picks = (0..len)
+            .into_par_iter()
+            .map(|k| self.mean_of(k, self.dictionary_entry(k)?, 0))
+            .collect::<Result<Vec<Option<MeanOf>>, Error>>()?;
+        let levels = self.levels(&picks)?;
+        let depth = levels.iter().copied().max().unwrap_or(0) as usize;
+        let mut by_level: Vec<Vec<usize>> = vec![Vec::new(); depth + 1];
+        for (k, &l) in levels.iter().enumerate() {
+            by_level[l as usize].push(k);
+        }
+        // How many means name each entry still to be decoded.
+        let mut named = vec![0u32; len];
+        for m in picks.iter().flatten() {
+            named[m.a] += 1;
+            named[m.b] += 1;
+        }
+        let mut walked = Walked {
+            means: len - by_level[0].len(),
+            depth,
+            held_most: 0,
+        };
+        by_level[0].par_iter().try_for_each(|&k| {
+            let v = self.dictionary_value_as_stored(k)?;
+            visit(k, &v)
+        })?;
+        let mut held: HashMap<usize, Value> = HashMap::new();
+        for level in &by_level[1..] {
+            let half = |h: usize| match held.get(&h) {
+                Some(v) => Ok(v.clone()),
+                None => self.dictionary_value_as_stored(h),
+            };
+            let decoded = level
+                .par_iter()
+                .map(|&k| {
+                    let m = picks[k].expect("a mean");
+                    let v = self.decode_mean(k, m, &half)?;
+                    visit(k, &v)?;
+                    Ok((k, v))
+                })
+                .collect::<Result<Vec<(usize, Value)>, Error>>()?;
+            for &k in level {
+                let m = picks[k].expect("a mean");
+                for h in [m.a, m.b] {
+                    named[h] -= 1;
+                    if named[h] == 0 {
+                        held.remove(&h);
+                    }
+                }
+            }
+            held.extend(decoded.into_iter().filter(|(k, _)| named[*k] > 0));
+            walked.held_most = walked.held_most.max(held.len());
+        }
+        Ok(walked)
+    }
+
+    /// Each entry's level: 0 stored whole, else one more than its halves' highest; an
+    /// error where means name each other in a cycle or a chain is longer than a writer
+    /// makes ([`MAX_MEAN_DEPTH`]).
+    fn levels(&self, picks: &[Option<MeanOf>]) -> Result<Vec<u32>, Error> {
+        const NEW: u32 = u32::MAX;
+        const OPEN: u32 = u32::MAX - 1;
+        let mut level = vec![NEW; picks.len()];
+        let mut stack = Vec::new();
+        for root in 0..picks.len() {
+            if level[root] != NEW {
+                continue;
+            }
+            stack.push(root);
+            while let Some(&k) = stack.last() {
+                let Some(m) = picks[k] else {
+                    level[k] = 0;
+                    stack.pop();
+                    continue;
+                };
+                level[k] = OPEN;
+                let (a, b) = (level[m.a], level[m.b]);
+                if a == OPEN || b == OPEN {
+                    return Err(self.corrupted(Corruption::Mean(k)));
+                }
+                if a == NEW {
+                    stack.push(m.a);
+                } else if b == NEW {
+                    stack.push(m.b);
+                } else {
+                    let l = a.max(b) + 1;
+                    if l as usize > MAX_MEAN_DEPTH {
+                        return Err(self.corrupted(Corruption::Mean(k)));
+                    }
+                    level[k] = l;
+                    stack.pop();
+                }
+            }
+        }
+        Ok(level)
+    }
+}
