@@ -117,7 +117,7 @@ fn digests(t: &Table) -> Result<Vec<u64>, Error> {
     let digests: Vec<AtomicU64> = (0..t.info().dictionary_len)
         .map(|_| AtomicU64::new(0))
         .collect();
-    t.walk(|k, v| {
+    t.walk(|k, v, _| {
         let reduced;
         let v = if v.denom().bits() <= REDUCED_BITS {
             reduced = bidtb::internal::value::arith::reduced(

@@ -1400,13 +1400,17 @@ mod tests {
         let seen: Vec<std::sync::Mutex<Vec<Value>>> =
             all.iter().map(|_| Default::default()).collect();
         let walked = t
-            .walk(|k, v| {
+            .walk(|k, v, _| {
                 seen[k].lock().unwrap().push(v.clone());
                 Ok(())
             })
             .unwrap();
         for (k, v) in all.iter().enumerate() {
-            assert_eq!(*seen[k].lock().unwrap(), std::slice::from_ref(v), "entry {k}");
+            assert_eq!(
+                *seen[k].lock().unwrap(),
+                std::slice::from_ref(v),
+                "entry {k}"
+            );
         }
         assert_eq!(walked.means, 38);
         assert!(walked.depth >= 19, "{walked:?}");
@@ -1461,7 +1465,7 @@ mod tests {
             }
             let e = t.dictionary_values().unwrap_err().to_string();
             assert!(e.contains("do not resolve"), "{e}");
-            let e = t.walk(|_, _| Ok(())).unwrap_err().to_string();
+            let e = t.walk(|_, _, _| Ok(())).unwrap_err().to_string();
             assert!(e.contains("do not resolve"), "{e}");
             // The entries that do not lead to k still answer.
             assert!(t.dictionary_value_as_stored(0).is_ok());
@@ -1481,7 +1485,7 @@ mod tests {
         assert!(e.contains("do not resolve"), "{e}");
         let e = ReadOnce::new(&t).value(&t, a).unwrap_err().to_string();
         assert!(e.contains("do not resolve"), "{e}");
-        let e = t.walk(|_, _| Ok(())).unwrap_err().to_string();
+        let e = t.walk(|_, _, _| Ok(())).unwrap_err().to_string();
         assert!(e.contains("do not resolve"), "{e}");
     }
 

@@ -15,6 +15,19 @@ use super::{Corruption, MAX_MEAN_DEPTH};
 use crate::error::Error;
 use crate::value::Value;
 
+/// How a walked entry was stored, and so what its decoding promises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stored {
+    /// Whole: its numerator and denominator as written (in lowest terms if the writer
+    /// made it so: `bidtb verify` checks).
+    Whole,
+    /// The mean of two entries, with a hint: in lowest terms if the hint is honest.
+    Hinted,
+    /// The mean of two entries, without a hint: reduced by a gcd as it is decoded, so in
+    /// lowest terms whatever the file says.
+    Reduced,
+}
+
 /// What a [`Table::walk`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Walked {
@@ -27,13 +40,13 @@ pub struct Walked {
 }
 
 impl Table {
-    /// Call `visit(k, value)` once for every dictionary entry `k`, with its value as stored
-    /// ([`Table::dictionary_value_as_stored`]), in parallel and in no set order: entries
+    /// Call `visit(k, value, stored)` once for every dictionary entry `k`, with its value as
+    /// stored ([`Table::dictionary_value_as_stored`]) and how, in parallel and in no set order: entries
     /// stored whole first, then the means a level at a time (each after its halves), each
     /// decoded once. The first error (a damaged entry, or one from `visit`) ends the walk.
     pub fn walk(
         &self,
-        visit: impl Fn(usize, &Value) -> Result<(), Error> + Sync,
+        visit: impl Fn(usize, &Value, Stored) -> Result<(), Error> + Sync,
     ) -> Result<Walked, Error> {
         let len = self.info().dictionary_len;
         let picks = (0..len)
@@ -59,7 +72,7 @@ impl Table {
         };
         by_level[0].par_iter().try_for_each(|&k| {
             let v = self.dictionary_value_as_stored(k)?;
-            visit(k, &v)
+            visit(k, &v, Stored::Whole)
         })?;
         let mut held: HashMap<usize, Value> = HashMap::new();
         for level in &by_level[1..] {
@@ -72,7 +85,11 @@ impl Table {
                 .map(|&k| {
                     let m = picks[k].expect("a mean");
                     let v = self.decode_mean(k, m, &half)?;
-                    visit(k, &v)?;
+                    let stored = match m.hint {
+                        Some(_) => Stored::Hinted,
+                        None => Stored::Reduced,
+                    };
+                    visit(k, &v, stored)?;
                     Ok((k, v))
                 })
                 .collect::<Result<Vec<(usize, Value)>, Error>>()?;

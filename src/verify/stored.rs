@@ -11,10 +11,12 @@ use std::cmp::Ordering;
 
 use num_bigint::BigUint;
 use rayon::prelude::*;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
 use zerocopy::little_endian::U32;
 
 use crate::error::Error;
-use crate::table::Table;
+use crate::table::{Table, WalkedEntry};
 use crate::value::{Imaged, Images, Value, fixed_point, long};
 
 /// The widest image, in limbs (the width [`Images::of`] gives the largest values).
@@ -33,21 +35,33 @@ pub struct Dictionary {
 }
 
 impl Dictionary {
-    /// Decode every entry of `table`'s dictionary once (in parallel), keeping its image at
-    /// the width [`Images::of`] would choose, and whether it is in lowest terms.
+    /// Decode every entry of `table`'s dictionary once ([`Table::walk`]: each mean after
+    /// its halves, not through the reader's cache, which a dictionary of means larger than
+    /// it would make decode each cone again and again), keeping its image at the width
+    /// [`Images::of`] would choose and the key of its denominator's odd part; then
+    /// whether every entry is in lowest terms.
     pub fn of(table: &Table) -> Result<Dictionary, Error> {
         let len = table.info().dictionary_len;
-        let mut fixed = vec![0u64; len * WIDEST];
-        let bits: Vec<u64> = fixed
-            .par_chunks_mut(WIDEST)
-            .enumerate()
-            .map(|(k, out)| {
-                let v = table.dictionary_value_as_stored(k)?;
-                out.copy_from_slice(&fixed_point(&v, WIDEST).0);
-                Ok(v.shared_odd().bits() + u64::from(v.twos()))
-            })
-            .collect::<Result<_, Error>>()?;
-        let bits = bits.into_iter().max().unwrap_or(1) as usize;
+        let fixed: Vec<AtomicU64> = (0..len * WIDEST).map(|_| AtomicU64::new(0)).collect();
+        let keys: Vec<AtomicU64> = (0..len).map(|_| AtomicU64::new(0)).collect();
+        let bits = AtomicU64::new(1);
+        table.walk(|k, v, stored| {
+            let image = fixed_point(v, WIDEST).0;
+            for (cell, limb) in fixed[k * WIDEST..(k + 1) * WIDEST].iter().zip(image) {
+                cell.store(limb, Relaxed);
+            }
+            // A mean without a hint is reduced by a gcd as it is decoded: in lowest terms
+            // whatever the file says, so not checked again.
+            let key = match stored {
+                WalkedEntry::Reduced => REDUCED,
+                _ => odd_part_key(v.shared_odd()),
+            };
+            keys[k].store(key, Relaxed);
+            bits.fetch_max(v.shared_odd().bits() + u64::from(v.twos()), Relaxed);
+            Ok(())
+        })?;
+        let mut fixed: Vec<u64> = fixed.into_iter().map(AtomicU64::into_inner).collect();
+        let bits = bits.into_inner() as usize;
         let width = (2 * bits / 64 + 2).clamp(2, WIDEST);
         // floor(v · 2^(64w − 1)) is the top w limbs of floor(v · 2^(64·8 − 1)).
         if width < WIDEST {
@@ -57,11 +71,12 @@ impl Dictionary {
                 .collect();
         }
         let heads = fixed.chunks(width).map(|c| c[width - 1]).collect();
+        let keys = keys.into_iter().map(AtomicU64::into_inner).collect();
         Ok(Dictionary {
             width,
             fixed,
             heads,
-            reduced: lowest_terms(table, len)?,
+            reduced: lowest_terms(table, keys)?,
         })
     }
 
@@ -108,35 +123,21 @@ impl Dictionary {
 /// Entries checked together for lowest terms, at most.
 const GROUP: usize = 64;
 
-/// Whether every dictionary entry of `table` is in lowest terms. A value `p / (o · 2^t)`,
-/// `o` odd, is where `p` is odd (or `t` is 0) and coprime to `o`. Entries whose
-/// denominators have one odd part are checked together, up to [`GROUP`] at a time: one
-/// gcd of `o` with their numerators' product modulo it ([`long::all_coprime`]). On 8x8
-/// KNvKP (3.9 million entries of up to 21,853 digits) a gcd per entry had not ended after
-/// 29 minutes, and a gcd per distinct denominator (1.4 million) was 77 % of the file's
-/// verification; its denominators have about a third as many odd parts (positions below
-/// one large system inherit its denominator times different powers of two).
-fn lowest_terms(table: &Table, len: usize) -> Result<bool, Error> {
-    let odd_parts = odd_part_keys(table)?;
-    // Entries of older versions, which hold their own denominators, each a group of one
-    // (as are entries naming no stored denominator, which fail to decode below). An entry
-    // stored as a mean (version 7 on) goes with the entries over its decoded odd part.
-    let key = |k: usize| {
-        let own = u64::MAX - k as u64;
-        Ok::<_, Error>(match table.dictionary_denominator_number(k)? {
-            Some(n) => match odd_parts.get(n as usize) {
-                Some(&key) => key,
-                None => table
-                    .dictionary_value_as_stored(k)
-                    .map_or(own, |v| odd_part_key(v.shared_odd())),
-            },
-            None => own,
-        })
-    };
-    let mut order: Vec<(u64, usize)> = (0..len)
-        .into_par_iter()
-        .map(|k| Ok((key(k)?, k)))
-        .collect::<Result<_, Error>>()?;
+/// Whether every dictionary entry of `table` is in lowest terms, `keys` being the keys of
+/// their denominators' odd parts ([`odd_part_key`]). A value `p / (o · 2^t)`, `o` odd, is
+/// where `p` is odd (or `t` is 0) and coprime to `o`. Entries whose denominators have one
+/// odd part are checked together, up to [`GROUP`] at a time: one gcd of `o` with their
+/// numerators' product modulo it ([`long::all_coprime`]). On 8x8 KNvKP (3.9 million
+/// entries of up to 21,853 digits) a gcd per entry had not ended after 29 minutes, and a
+/// gcd per distinct denominator (1.4 million) was 77 % of the file's verification; its
+/// denominators have about a third as many odd parts (positions below one large system
+/// inherit its denominator times different powers of two).
+fn lowest_terms(table: &Table, keys: Vec<u64>) -> Result<bool, Error> {
+    let mut order: Vec<(u64, usize)> = keys
+        .into_iter()
+        .zip(0..)
+        .filter(|&(key, _)| key != REDUCED)
+        .collect();
     order.par_sort_unstable();
     let groups: Vec<&[(u64, usize)]> = order
         .chunk_by(|a, b| a.0 == b.0)
@@ -154,19 +155,9 @@ fn lowest_terms(table: &Table, len: usize) -> Result<bool, Error> {
         .try_reduce(|| true, |a, b| Ok(a && b))
 }
 
-/// For each stored denominator, a key of its odd part: equal odd parts have equal keys
-/// (the length and outer limbs, hashed). Different odd parts may share a key;
-/// [`in_lowest_terms`] sorts those apart exactly.
-fn odd_part_keys(table: &Table) -> Result<Vec<u64>, Error> {
-    (0..table.denominators_len())
-        .into_par_iter()
-        .map(|n| {
-            Ok(table
-                .denominator(n)?
-                .map_or(0, |(odd, _)| odd_part_key(&odd)))
-        })
-        .collect()
-}
+/// The key of an entry in lowest terms by construction ([`WalkedEntry::Reduced`]), not
+/// checked (above every [`odd_part_key`]).
+const REDUCED: u64 = u64::MAX;
 
 /// The key of an odd part (its length and outer limbs, hashed; below the entries' own keys).
 fn odd_part_key(odd: &BigUint) -> u64 {
