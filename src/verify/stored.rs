@@ -11,8 +11,10 @@ use std::cmp::Ordering;
 
 use num_bigint::BigUint;
 use rayon::prelude::*;
-use std::sync::atomic::AtomicU64;
+use std::collections::HashMap;
+use std::sync::Mutex;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use zerocopy::little_endian::U32;
 
 use crate::error::Error;
@@ -43,21 +45,19 @@ impl Dictionary {
     pub fn of(table: &Table) -> Result<Dictionary, Error> {
         let len = table.info().dictionary_len;
         let fixed: Vec<AtomicU64> = (0..len * WIDEST).map(|_| AtomicU64::new(0)).collect();
-        let keys: Vec<AtomicU64> = (0..len).map(|_| AtomicU64::new(0)).collect();
         let bits = AtomicU64::new(1);
+        let lowest = LowestTerms::default();
         table.walk(|k, v, stored| {
             let image = fixed_point(v, WIDEST).0;
             for (cell, limb) in fixed[k * WIDEST..(k + 1) * WIDEST].iter().zip(image) {
                 cell.store(limb, Relaxed);
             }
+            bits.fetch_max(v.shared_odd().bits() + u64::from(v.twos()), Relaxed);
             // A mean without a hint is reduced by a gcd as it is decoded: in lowest terms
             // whatever the file says, so not checked again.
-            let key = match stored {
-                WalkedEntry::Reduced => REDUCED,
-                _ => odd_part_key(v.shared_odd()),
-            };
-            keys[k].store(key, Relaxed);
-            bits.fetch_max(v.shared_odd().bits() + u64::from(v.twos()), Relaxed);
+            if stored != WalkedEntry::Reduced {
+                lowest.add(v);
+            }
             Ok(())
         })?;
         let mut fixed: Vec<u64> = fixed.into_iter().map(AtomicU64::into_inner).collect();
@@ -71,12 +71,11 @@ impl Dictionary {
                 .collect();
         }
         let heads = fixed.chunks(width).map(|c| c[width - 1]).collect();
-        let keys = keys.into_iter().map(AtomicU64::into_inner).collect();
         Ok(Dictionary {
             width,
             fixed,
             heads,
-            reduced: lowest_terms(table, keys)?,
+            reduced: lowest.finish(),
         })
     }
 
@@ -123,41 +122,75 @@ impl Dictionary {
 /// Entries checked together for lowest terms, at most.
 const GROUP: usize = 64;
 
-/// Whether every dictionary entry of `table` is in lowest terms, `keys` being the keys of
-/// their denominators' odd parts ([`odd_part_key`]). A value `p / (o · 2^t)`, `o` odd, is
-/// where `p` is odd (or `t` is 0) and coprime to `o`. Entries whose denominators have one
-/// odd part are checked together, up to [`GROUP`] at a time: one gcd of `o` with their
-/// numerators' product modulo it ([`long::all_coprime`]). On 8x8 KNvKP (3.9 million
+/// Whether every value given to it is in lowest terms, checked as they come: a value
+/// `p / (o · 2^t)`, `o` odd, is where `p` is odd (or `t` is 0) and coprime to `o`. Values
+/// whose denominators have one odd part are checked together, [`GROUP`] at a time, with
+/// one gcd of `o` with their numerators' product modulo it ([`long::all_coprime`]); a
+/// group is checked once it is full, or when the values waiting pass [`WAITING_BYTES`]
+/// (every group then checked as it stands), or at the end. On 8x8 KNvKP (3.9 million
 /// entries of up to 21,853 digits) a gcd per entry had not ended after 29 minutes, and a
 /// gcd per distinct denominator (1.4 million) was 77 % of the file's verification; its
 /// denominators have about a third as many odd parts (positions below one large system
-/// inherit its denominator times different powers of two).
-fn lowest_terms(table: &Table, keys: Vec<u64>) -> Result<bool, Error> {
-    let mut order: Vec<(u64, usize)> = keys
-        .into_iter()
-        .zip(0..)
-        .filter(|&(key, _)| key != REDUCED)
-        .collect();
-    order.par_sort_unstable();
-    let groups: Vec<&[(u64, usize)]> = order
-        .chunk_by(|a, b| a.0 == b.0)
-        .flat_map(|g| g.chunks(GROUP))
-        .collect();
-    groups
-        .par_iter()
-        .map(|group| {
-            let values = group
-                .iter()
-                .map(|&(_, k)| table.dictionary_value_as_stored(k))
-                .collect::<Result<Vec<Value>, Error>>()?;
-            Ok::<bool, Error>(in_lowest_terms(&values))
-        })
-        .try_reduce(|| true, |a, b| Ok(a && b))
+/// inherit its denominator times different powers of two). Grouped as they come, the
+/// values need not be decoded a second time (a mean's cone again).
+#[derive(Default)]
+struct LowestTerms {
+    /// The groups still open, by the key of their odd part ([`odd_part_key`]), and the
+    /// bytes of numerators they hold.
+    open: Mutex<(HashMap<u64, Vec<Value>>, usize)>,
+    /// Whether a value was found out of lowest terms.
+    failed: AtomicBool,
 }
 
-/// The key of an entry in lowest terms by construction ([`WalkedEntry::Reduced`]), not
-/// checked (above every [`odd_part_key`]).
-const REDUCED: u64 = u64::MAX;
+/// The most bytes of numerators [`LowestTerms`] holds in groups not yet full.
+const WAITING_BYTES: usize = 1 << 30;
+
+impl LowestTerms {
+    /// Check `v` with the values over its odd part.
+    fn add(&self, v: &Value) {
+        let key = odd_part_key(v.shared_odd());
+        let bytes = numerator_bytes(v);
+        let ready = {
+            let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+            let (groups, waiting) = &mut *open;
+            let group = groups.entry(key).or_default();
+            group.push(v.clone());
+            *waiting += bytes;
+            if group.len() >= GROUP {
+                let full = groups.remove(&key).unwrap_or_default();
+                *waiting -= full.iter().map(numerator_bytes).sum::<usize>();
+                vec![full]
+            } else if *waiting > WAITING_BYTES {
+                *waiting = 0;
+                std::mem::take(groups).into_values().collect()
+            } else {
+                Vec::new()
+            }
+        };
+        self.check(ready);
+    }
+
+    /// Check `groups` (each of one key; [`in_lowest_terms`] sorts apart odd parts that
+    /// share a key).
+    fn check(&self, groups: Vec<Vec<Value>>) {
+        let ok = groups.par_iter().all(|g| in_lowest_terms(g));
+        if !ok {
+            self.failed.store(true, Relaxed);
+        }
+    }
+
+    /// Whether every value given was in lowest terms (the groups still open checked now).
+    fn finish(self) -> bool {
+        let (groups, _) = self.open.into_inner().unwrap_or_else(|e| e.into_inner());
+        let rest: Vec<Vec<Value>> = groups.into_values().collect();
+        !self.failed.into_inner() && rest.par_iter().all(|g| in_lowest_terms(g))
+    }
+}
+
+/// The bytes of `v`'s numerator, as [`LowestTerms`] counts what it holds.
+fn numerator_bytes(v: &Value) -> usize {
+    v.numer_bits().div_ceil(8) as usize
+}
 
 /// The key of an odd part (its length and outer limbs, hashed; below the entries' own keys).
 fn odd_part_key(odd: &BigUint) -> u64 {
