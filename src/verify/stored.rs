@@ -133,19 +133,35 @@ const GROUP: usize = 64;
 /// denominators have about a third as many odd parts (positions below one large system
 /// inherit its denominator times different powers of two). Grouped as they come, the
 /// values need not be decoded a second time (a mean's cone again).
-#[derive(Default)]
 struct LowestTerms {
     /// The groups still open, by the key of their odd part ([`odd_part_key`]), and the
     /// bytes of numerators they hold.
     open: Mutex<(HashMap<u64, Vec<Value>>, usize)>,
     /// Whether a value was found out of lowest terms.
     failed: AtomicBool,
+    /// The most bytes of numerators held in groups not yet full ([`WAITING_BYTES`]).
+    budget: usize,
+}
+
+impl Default for LowestTerms {
+    fn default() -> LowestTerms {
+        LowestTerms::with_budget(WAITING_BYTES)
+    }
 }
 
 /// The most bytes of numerators [`LowestTerms`] holds in groups not yet full.
 const WAITING_BYTES: usize = 1 << 30;
 
 impl LowestTerms {
+    /// Nothing checked yet; groups not yet full hold at most `budget` bytes of numerators.
+    fn with_budget(budget: usize) -> LowestTerms {
+        LowestTerms {
+            open: Mutex::default(),
+            failed: AtomicBool::new(false),
+            budget,
+        }
+    }
+
     /// Check `v` with the values over its odd part.
     fn add(&self, v: &Value) {
         let key = odd_part_key(v.shared_odd());
@@ -160,7 +176,7 @@ impl LowestTerms {
                 let full = groups.remove(&key).unwrap_or_default();
                 *waiting -= full.iter().map(numerator_bytes).sum::<usize>();
                 vec![full]
-            } else if *waiting > WAITING_BYTES {
+            } else if *waiting > self.budget {
                 *waiting = 0;
                 std::mem::take(groups).into_values().collect()
             } else {
@@ -340,6 +356,18 @@ mod tests {
         let reduced = values(&numerators);
         assert!(plain(&reduced));
         assert!(in_lowest_terms(&reduced));
+        // As they come, in groups closed when full, over budget, or at the end.
+        let as_they_come = |vs: &[Value], budget: usize| {
+            let lowest = LowestTerms::with_budget(budget);
+            // 30 times: 90 values over `a`, more than a group.
+            for _ in 0..30 {
+                vs.iter().for_each(|v| lowest.add(v));
+            }
+            lowest.finish()
+        };
+        for budget in [0, 1 << 10, WAITING_BYTES] {
+            assert!(as_they_come(&reduced, budget));
+        }
         for i in 0..parts.len() {
             let mut shared = numerators.clone();
             shared[i] *= 3u8 + 8 * u8::from(i == 3);
@@ -350,6 +378,9 @@ mod tests {
                 !plain(&shared) && !in_lowest_terms(&shared),
                 "numerator {i}"
             );
+            for budget in [0, 1 << 10, WAITING_BYTES] {
+                assert!(!as_they_come(&shared, budget), "numerator {i}, {budget}");
+            }
             // Twice a numerator over an odd denominator is still in lowest terms.
             let odd_denominator = parts[i].1 == 0;
             assert_eq!(plain(&even), odd_denominator);
