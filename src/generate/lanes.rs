@@ -507,16 +507,27 @@ fn watch(
 /// hold the workers for minutes: beside 8x8 KNvKN, KQvKQ took 329 s instead of 27. With a
 /// pool each the operating system shares the cores between the jobs' threads, those of a
 /// job behind another at a lower priority (`threads`, [`super::priority`]). None where no
-/// pool can be built (the global pool then serves).
+/// pool can be built, or where its threads would not fit the address space left (see
+/// [`resources::thread_fits`]; the global pool then serves).
 fn job_pool(name: &str, threads: JobThreads) -> Option<rayon::ThreadPool> {
     let name = name.to_string();
+    let count = rayon::current_num_threads();
+    if !resources::thread_fits((count * (POOL_STACK + resources::THREAD_HEADROOM as usize)) as u64)
+    {
+        return None;
+    }
     rayon::ThreadPoolBuilder::new()
-        .num_threads(rayon::current_num_threads())
+        .num_threads(count)
+        .stack_size(POOL_STACK)
         .thread_name(move |i| format!("{name} {i}"))
         .start_handler(move |_| threads.enter())
         .build()
         .ok()
 }
+
+/// The stack of each thread of a job's own pool (the standard library's default, stated
+/// so that [`job_pool`] can ask whether the threads fit).
+const POOL_STACK: usize = 2 << 20;
 
 /// The stack of a job's thread: the main thread's (a job runs there one at a time).
 const JOB_STACK: usize = 8 << 20;
