@@ -136,11 +136,23 @@ fn union(x: &[u32], y: &[u32], e: u32) -> Vec<u32> {
 /// The most means on one chain of `pick` (0 if none is a mean) and the entry at its head,
 /// or an entry on a cycle.
 pub(super) fn longest_chain(pick: &[Option<(u32, u32)>]) -> Result<(usize, usize), usize> {
+    let chain = chains(pick)?;
+    let (mut longest, mut head) = (0, 0);
+    for (u, &c) in chain.iter().enumerate() {
+        if c > longest {
+            (longest, head) = (c, u);
+        }
+    }
+    Ok((longest, head))
+}
+
+/// For each entry of `pick`, the most means on a chain from it down to entries stored
+/// whole (0 for an entry stored whole), or an entry on a cycle.
+pub(super) fn chains(pick: &[Option<(u32, u32)>]) -> Result<Vec<usize>, usize> {
     let len = pick.len();
     // 0: not reached; 1: on the search's path; 2: its chain length is `chain`.
     let mut state = vec![0u8; len];
     let mut chain = vec![0usize; len];
-    let (mut longest, mut head) = (0, 0);
     for root in 0..len {
         if state[root] != 0 {
             continue;
@@ -164,16 +176,13 @@ pub(super) fn longest_chain(pick: &[Option<(u32, u32)>]) -> Result<(usize, usize
                         None => 0,
                         Some(_) => 1 + children(pick, u).map(|k| chain[k]).max().unwrap_or(0),
                     };
-                    if chain[u] > longest {
-                        (longest, head) = (chain[u], u);
-                    }
                     state[u] = 2;
                     stack.pop();
                 }
             }
         }
     }
-    Ok((longest, head))
+    Ok(chain)
 }
 
 #[cfg(test)]

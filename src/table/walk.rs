@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
+use super::means::chains;
 use super::read::{MeanOf, Table};
 use super::{Corruption, MAX_MEAN_DEPTH};
 use crate::error::Error;
@@ -53,11 +54,23 @@ impl Table {
             .into_par_iter()
             .map(|k| self.mean_of(k, self.dictionary_entry(k)?, 0))
             .collect::<Result<Vec<Option<MeanOf>>, Error>>()?;
-        let levels = self.levels(&picks)?;
-        let depth = levels.iter().copied().max().unwrap_or(0) as usize;
+        // Each entry's level: the most means on a chain from it (0: stored whole), each
+        // mean one above its halves; a cycle or a chain longer than a reader follows
+        // (as `check_all` says) is refused.
+        let pairs: Vec<Option<(u32, u32)>> = picks
+            .iter()
+            .map(|m| m.map(|m| (m.a as u32, m.b as u32)))
+            .collect();
+        let levels = chains(&pairs).map_err(|k| self.corrupted(Corruption::Mean(k)))?;
+        drop(pairs);
+        let depth = levels.iter().copied().max().unwrap_or(0);
+        if depth >= MAX_MEAN_DEPTH {
+            let head = levels.iter().position(|&l| l == depth).unwrap_or(0);
+            return Err(self.corrupted(Corruption::Mean(head)));
+        }
         let mut by_level: Vec<Vec<usize>> = vec![Vec::new(); depth + 1];
         for (k, &l) in levels.iter().enumerate() {
-            by_level[l as usize].push(k);
+            by_level[l].push(k);
         }
         // How many means name each entry still to be decoded.
         let mut named = vec![0u32; len];
@@ -106,46 +119,5 @@ impl Table {
             walked.held_most = walked.held_most.max(held.len());
         }
         Ok(walked)
-    }
-
-    /// Each entry's level: 0 stored whole, else one more than its halves' highest; an
-    /// error where means name each other in a cycle or a chain is longer than a writer
-    /// makes ([`MAX_MEAN_DEPTH`]).
-    fn levels(&self, picks: &[Option<MeanOf>]) -> Result<Vec<u32>, Error> {
-        const NEW: u32 = u32::MAX;
-        const OPEN: u32 = u32::MAX - 1;
-        let mut level = vec![NEW; picks.len()];
-        let mut stack = Vec::new();
-        for root in 0..picks.len() {
-            if level[root] != NEW {
-                continue;
-            }
-            stack.push(root);
-            while let Some(&k) = stack.last() {
-                let Some(m) = picks[k] else {
-                    level[k] = 0;
-                    stack.pop();
-                    continue;
-                };
-                level[k] = OPEN;
-                let (a, b) = (level[m.a], level[m.b]);
-                if a == OPEN || b == OPEN {
-                    return Err(self.corrupted(Corruption::Mean(k)));
-                }
-                if a == NEW {
-                    stack.push(m.a);
-                } else if b == NEW {
-                    stack.push(m.b);
-                } else {
-                    let l = a.max(b) + 1;
-                    if l as usize > MAX_MEAN_DEPTH {
-                        return Err(self.corrupted(Corruption::Mean(k)));
-                    }
-                    level[k] = l;
-                    stack.pop();
-                }
-            }
-        }
-        Ok(level)
     }
 }
