@@ -11,7 +11,7 @@ use bidtb::Board;
 use bidtb::Error;
 use bidtb::Material;
 use bidtb::Tablebase;
-use bidtb::internal::table::{FromFile, REDUCED_BITS, Table, UNREACHED};
+use bidtb::internal::table::{FromFile, Table, UNREACHED, as_read};
 use num_bigint::BigUint;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -118,16 +118,7 @@ fn digests(t: &Table) -> Result<Vec<u64>, Error> {
         .map(|_| AtomicU64::new(0))
         .collect();
     t.walk(|k, v, _| {
-        let reduced;
-        let v = if v.denom().bits() <= REDUCED_BITS {
-            reduced = bidtb::internal::value::arith::reduced(
-                v.numer().into_owned(),
-                v.denom().into_owned(),
-            );
-            &reduced
-        } else {
-            v
-        };
+        let v = as_read(v.clone());
         let crc = |n: &BigUint| u64::from(crc32fast::hash(&n.to_bytes_le()));
         digests[k].store(crc(&v.numer()) << 32 | crc(&v.denom()), Ordering::Relaxed);
         Ok(())

@@ -73,7 +73,7 @@ pub use crate::error::{Checksum, Corruption};
 pub use dictionary::Mean;
 pub use header::{EXTENSION, HEADER_LEN, MAGIC, MEANS, READABLE, TableInfo, VERSION, file_name};
 pub use means::{CONE_CAP, MAX_MEAN_DEPTH};
-pub use read::{REDUCED_BITS, ReadOnce, Table};
+pub use read::{REDUCED_BITS, ReadOnce, Table, as_read};
 pub use stored::{Decode, FromFile};
 pub use upgrade::{Upgraded, upgrade};
 pub use walk::{Stored as WalkedEntry, Walked};

@@ -516,14 +516,7 @@ impl Table {
     /// damage and `bidtb verify` checks that every entry is in lowest terms; a forged long
     /// entry out of lowest terms would still be the right number, printed unreduced.
     pub fn dictionary_value(&self, k: usize) -> Result<Value, Error> {
-        let v = self.dictionary_value_as_stored(k)?;
-        if v.denom().bits() > REDUCED_BITS {
-            return Ok(v);
-        }
-        Ok(crate::value::arith::reduced(
-            v.numer().into_owned(),
-            v.denom().into_owned(),
-        ))
+        Ok(as_read(self.dictionary_value_as_stored(k)?))
     }
 
     /// Bytes of the dictionary with every value whole, as versions 1 to 3 store it (a
@@ -819,6 +812,15 @@ impl ReadOnce {
         // Two threads may decode the same entry at once: both return the one kept.
         Ok(cell.get_or_init(|| v).clone())
     }
+}
+
+/// An entry's value `v` as stored, as [`Table::dictionary_value`] gives it: reduced again
+/// where its denominator has at most [`REDUCED_BITS`] bits.
+pub fn as_read(v: Value) -> Value {
+    if v.denom().bits() > REDUCED_BITS {
+        return v;
+    }
+    crate::value::arith::reduced(v.numer().into_owned(), v.denom().into_owned())
 }
 
 /// The longest denominator (in bits) that [`Table::dictionary_value`] reduces again.
