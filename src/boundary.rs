@@ -12,8 +12,8 @@
 //!
 //! **Exits that never decide anything are not read.** An exit is a fixed value. Where a
 //! side's options at a position include another terminal node (a king capture, another
-//! exit) that is decisively better for that side by the values' shadows (f64 within 2⁻⁵⁰;
-//! [`DECISIVE`] apart), the exit is never that side's best option there, whatever the
+//! exit) that is decisively better for that side by the values' shadows (f64s within
+//! 2·10⁻¹³ of the values, less than half of [`DECISIVE`]: [`DECISIVE`] apart), the exit is never that side's best option there, whatever the
 //! positions' values are. An exit of which that holds at every position it is an option
 //! of, for both bounds, changes nothing when its value is replaced by the worst value for
 //! its side (0 where White moves there, 1 where Black does): every maximum and minimum,
@@ -111,7 +111,8 @@ pub trait Solved: Sync {
     fn known(&self, material: Material, key: u64) -> Result<Known, Error>;
 
     /// The shadows of α and β of the position with canonical key `key` of the stored
-    /// material `material` (f64, within 2⁻⁵⁰) and its levels, its digits not kept
+    /// material `material` (f64, within 2⁻⁵⁰, or 2·10⁻¹³ where a table of means gives a
+    /// mean's from its halves') and its levels, its digits not kept
     /// ([`terminals`] reads in full only the exits that may decide something).
     fn glance(&self, material: Material, key: u64) -> Result<Glance, Error> {
         let k = self.known(material, key)?;
@@ -123,12 +124,20 @@ pub trait Solved: Sync {
         })
     }
 
+    /// Get ready to glance at many positions (from many threads): find what makes each
+    /// glance cheap, such as every shadow of a table of means (one pass over its
+    /// dictionary, no mean decoded). Called once, before the first glance. Nothing by
+    /// default.
+    fn ready(&self) -> Result<(), Error> {
+        Ok(())
+    }
+
     /// The job has read every exit it needs: let go of what was held only to answer them
     /// (the pages of memory-mapped tables). Nothing by default.
     fn release(&self) {}
 }
 
-/// A stored position's values seen from afar: their shadows (f64, within 2⁻⁵⁰) and its
+/// A stored position's values seen from afar: their shadows (f64, within 2·10⁻¹³) and its
 /// levels in the closures T and T′.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Glance {
@@ -191,6 +200,9 @@ pub fn terminals(
     solved: &dyn Solved,
     stopping: &(dyn Fn() -> bool + Sync),
 ) -> Result<Option<(Terminals, Read)>, Error> {
+    if !graph.exits().is_empty() {
+        solved.ready()?;
+    }
     let Some(glances) = each_exit(graph, stopping, |_, e| {
         let g = solved.glance(e.material, e.key)?;
         Ok(if e.mirrored { g.mirrored() } else { g })

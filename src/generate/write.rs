@@ -135,15 +135,19 @@ impl Opened {
         }
     }
 
-    /// The shadow of dictionary entry `rank`, its digits not kept (read as stored, not
-    /// through the cache of values read once).
+    /// The shadow of dictionary entry `rank`, its digits not kept: from the shadows found
+    /// once where the table stores means ([`ReadOnce::ready_to_glance`]), else read as
+    /// stored (not through the cache of values read once).
     fn shadow(&self, rank: u32) -> Result<f64, Error> {
         match &self.dictionary {
             Dictionary::Whole(_) => Ok(self.value(rank)?.to_f64()),
-            Dictionary::ByValue(_) => Ok(self
-                .table
-                .dictionary_value_as_stored(rank as usize)?
-                .to_f64()),
+            Dictionary::ByValue(read) => match read.read().as_deref() {
+                Ok(Some(once)) => once.shadow(&self.table, rank as usize),
+                _ => Ok(self
+                    .table
+                    .dictionary_value_as_stored(rank as usize)?
+                    .to_f64()),
+            },
         }
     }
 
@@ -308,6 +312,17 @@ impl Solved for Tables {
     fn glance(&self, material: Material, key: u64) -> Result<Glance, Error> {
         let (o, i) = self.find(material, key)?;
         o.table.glance(i, o)
+    }
+
+    fn ready(&self) -> Result<(), Error> {
+        for o in self.opened.values() {
+            if let Dictionary::ByValue(read) = &o.dictionary
+                && let Ok(Some(once)) = read.read().as_deref()
+            {
+                once.ready_to_glance(&o.table)?;
+            }
+        }
+        Ok(())
     }
 
     fn release(&self) {

@@ -76,5 +76,5 @@ pub use means::{CONE_CAP, MAX_MEAN_DEPTH};
 pub use read::{REDUCED_BITS, ReadOnce, Table, as_read};
 pub use stored::{Decode, FromFile};
 pub use upgrade::{Upgraded, upgrade};
-pub use walk::{Stored as WalkedEntry, Walked};
+pub use walk::{SHADOWS_WITHIN, Stored as WalkedEntry, Walked};
 pub use write::{Contents, encode, encode_to, fixed_bytes, write};

@@ -753,6 +753,8 @@ impl Table {
 pub struct ReadOnce {
     denominators: Vec<OnceLock<(Arc<BigUint>, u32)>>,
     values: Vec<OnceLock<Value>>,
+    /// Every entry's shadow, once [`ReadOnce::ready_to_glance`] has found them.
+    shadows: OnceLock<Vec<f64>>,
 }
 
 impl ReadOnce {
@@ -764,6 +766,35 @@ impl ReadOnce {
             values: (0..table.info().dictionary_len)
                 .map(|_| OnceLock::new())
                 .collect(),
+            shadows: OnceLock::new(),
+        }
+    }
+
+    /// Where `table` stores means: find every entry's shadow now ([`Table::shadows`]: a
+    /// mean's from its halves', within [`super::SHADOWS_WITHIN`]), so that
+    /// [`ReadOnce::shadow`] costs a lookup. A glance at a mean otherwise decodes the mean
+    /// and its cone through the table's own cache of means, again for each glance where
+    /// the cones do not fit it (8x8 KNvKP's exits into KNvKN: 448 s). Tables of whole
+    /// entries are read entry by entry as before. Call it before glancing from many
+    /// threads (not from inside a parallel loop that glances).
+    pub fn ready_to_glance(&self, table: &Table) -> Result<(), Error> {
+        if table.info.version < FIRST_MEANS || self.shadows.get().is_some() {
+            return Ok(());
+        }
+        let all = table.shadows()?;
+        let _ = self.shadows.set(all);
+        Ok(())
+    }
+
+    /// The shadow of dictionary entry `k` of `table` (the table this was made for): looked
+    /// up once [`ReadOnce::ready_to_glance`] has run, else decoded from the file and let go.
+    pub fn shadow(&self, table: &Table, k: usize) -> Result<f64, Error> {
+        match self.shadows.get() {
+            Some(all) => all
+                .get(k)
+                .copied()
+                .ok_or_else(|| table.corrupted(Corruption::Entry(k))),
+            None => Ok(table.dictionary_value_as_stored(k)?.to_f64()),
         }
     }
 
@@ -1417,6 +1448,27 @@ mod tests {
         assert_eq!(walked.means, 38);
         assert!(walked.depth >= 19, "{walked:?}");
         assert!((1..=3).contains(&walked.held_most), "{walked:?}");
+        // Glances: the shadows found without decoding a mean are within SHADOWS_WITHIN of
+        // the values' own, before and after the reader gets ready.
+        let shadows = t.shadows().unwrap();
+        assert_eq!(shadows.len(), all.len());
+        let glancing = ReadOnce::new(&t);
+        for (k, v) in all.iter().enumerate() {
+            assert_eq!(glancing.shadow(&t, k).unwrap(), v.to_f64(), "entry {k}");
+        }
+        glancing.ready_to_glance(&t).unwrap();
+        for (k, v) in all.iter().enumerate() {
+            let exact = v.to_f64();
+            assert!(
+                (shadows[k] - exact).abs() <= super::super::SHADOWS_WITHIN,
+                "entry {k}"
+            );
+            assert_eq!(glancing.shadow(&t, k).unwrap(), shadows[k], "entry {k}");
+        }
+        assert!(
+            glancing.shadow(&t, all.len()).is_err(),
+            "no entry past the last"
+        );
         // The same values as the file with every value whole, in fewer bytes.
         let w = open_bytes(whole).unwrap();
         assert_eq!(w.info().version, 6);

@@ -37,6 +37,10 @@ impl Decode for ReadOnce {
     fn value(&self, table: &Table, rank: usize) -> Result<Value, Error> {
         ReadOnce::value(self, table, rank)
     }
+
+    fn shadow(&self, table: &Table, rank: usize) -> Result<f64, Error> {
+        ReadOnce::shadow(self, table, rank)
+    }
 }
 
 impl Table {

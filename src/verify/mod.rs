@@ -264,6 +264,13 @@ impl Solved for Exits<'_> {
         let (t, i, once) = self.find(material, key)?;
         t.glance(i, once)
     }
+
+    fn ready(&self) -> Result<(), Error> {
+        for (&m, once) in &self.read {
+            once.ready_to_glance(self.tables.table(self.board, m)?)?;
+        }
+        Ok(())
+    }
 }
 
 /// What is known of every terminal node of `graph`: 1 and 0 at level 0, then each exit's
