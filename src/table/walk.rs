@@ -4,7 +4,8 @@
 //! the means below it, again and again where they do not fit; the walk decodes each mean
 //! once, after its two halves, and holds a decoded mean only until the last mean that
 //! names it is decoded. Entries stored whole are read from the file each time (no gcd,
-//! no cone).
+//! no cone). [`Table::shadows`] gives every entry's shadow the same way, a level at a
+//! time, without decoding a mean.
 
 use std::collections::HashMap;
 
