@@ -40,6 +40,9 @@ pub fn cmp_guess(g: &impl Imaged, i: usize, j: usize) -> Ordering {
             return a[k].cmp(&b[k]);
         }
     }
+    if g.same_entry(i, j) {
+        return Ordering::Equal;
+    }
     g.value(i).cmp(&g.value(j))
 }
 
@@ -91,6 +94,14 @@ fn image_violation(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
     let zero_or_one = carry == 0 && rest_zero && low <= 1;
     let minus_one = carry == -1 && all_ones;
     !(zero_or_one || minus_one)
+}
+
+/// Whether position `p`'s equation fails with White's and Black's greedy options `w` and
+/// `b`: proved by the images, or else decided exactly, unless `p`'s value is stored as
+/// the mean of theirs (then it holds by construction).
+fn violated(g: &impl Imaged, p: usize, w: usize, b: usize) -> bool {
+    image_violation(g, p, w, b)
+        || !(g.stored_as_mean_of(p, w, b) || equation_holds_with(g, p, w, b))
 }
 
 /// `2·p/q = p1/q1 + p2/q2`, exactly, without a gcd. Write each denominator as its odd part
@@ -265,7 +276,7 @@ pub fn violations(g: &impl Imaged, graph: &Graph) -> Vec<u32> {
         .filter(|&p| {
             let w = greedy_max(g, graph.white(p)) as usize;
             let b = greedy_min(g, graph.black(p)) as usize;
-            image_violation(g, p, w, b) || !equation_holds_with(g, p, w, b)
+            violated(g, p, w, b)
         })
         .map(|p| p as u32)
         .collect()
@@ -474,11 +485,7 @@ fn certify_knowing(
             for p in r * RUN..((r + 1) * RUN).min(positions) {
                 let (wl, bl) = (graph.white(p), graph.black(p));
                 let (w, b) = (greedy_max(g, wl), greedy_min(g, bl));
-                let violated = known(p).unwrap_or_else(|| {
-                    image_violation(g, p, w as usize, b as usize)
-                        || !equation_holds_with(g, p, w as usize, b as usize)
-                });
-                if violated {
+                if known(p).unwrap_or_else(|| violated(g, p, w as usize, b as usize)) {
                     run.violations.push(p as u32);
                 }
                 if cmp_guess(g, w as usize, b as usize) == Ordering::Equal {

@@ -60,7 +60,7 @@ mod read;
 mod source;
 mod stored;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 mod upgrade;
 mod walk;
 mod write;

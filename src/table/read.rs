@@ -1429,21 +1429,20 @@ mod tests {
             assert_eq!(&once.value(&t, k).unwrap(), v);
             assert_eq!(&t.dictionary_value(k).unwrap(), v);
         }
-        // The walk visits every entry once with its value, holding a chain's last two.
-        let seen: Vec<std::sync::Mutex<Vec<Value>>> =
+        // The walk visits every entry once with its value and the halves it is the mean
+        // of, holding a chain's last two.
+        let seen: Vec<std::sync::Mutex<Vec<(Value, Option<[usize; 2]>)>>> =
             all.iter().map(|_| Default::default()).collect();
         let walked = t
-            .walk(|k, v, _| {
-                seen[k].lock().unwrap().push(v.clone());
+            .walk(|k, v, stored| {
+                seen[k].lock().unwrap().push((v.clone(), stored.halves()));
                 Ok(())
             })
             .unwrap();
+        let halves: HashMap<usize, (usize, usize)> = means.iter().copied().collect();
         for (k, v) in all.iter().enumerate() {
-            assert_eq!(
-                *seen[k].lock().unwrap(),
-                std::slice::from_ref(v),
-                "entry {k}"
-            );
+            let pair = halves.get(&k).map(|&(a, b)| [a, b]);
+            assert_eq!(*seen[k].lock().unwrap(), [(v.clone(), pair)], "entry {k}");
         }
         assert_eq!(walked.means, 38);
         assert!(walked.depth >= 19, "{walked:?}");

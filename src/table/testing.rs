@@ -16,12 +16,13 @@ pub(super) use super::blocks::{BLOCK_LEN, BlockSums};
 pub(super) use super::header::*;
 pub(super) use super::read::*;
 pub(super) use super::write::*;
+pub(crate) use super::write::{Contents, encode};
 
 pub(super) fn v(n: u64, d: u64) -> Value {
     Value::small(n, d)
 }
 
-pub(super) fn contents<'a>(values: &'a [Value], betas: Option<&'a [Value]>) -> Contents<'a> {
+pub(crate) fn contents<'a>(values: &'a [Value], betas: Option<&'a [Value]>) -> Contents<'a> {
     let p = values.len();
     Contents {
         board: Board::new(3, 3).unwrap(),
@@ -102,7 +103,7 @@ pub(super) fn encode_legacy(c: &Contents<'_>) -> Vec<u8> {
     bytes
 }
 
-pub(super) fn open_bytes(bytes: &[u8]) -> Result<Table, Error> {
+pub(crate) fn open_bytes(bytes: &[u8]) -> Result<Table, Error> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("KRvK.bidtb");
     std::fs::write(&path, bytes).unwrap();
@@ -155,7 +156,7 @@ pub(super) fn forged(mut bytes: Vec<u8>, header_len: usize, at: usize, byte: u8)
 /// the mean of the two before it, but the last, the mean of the one before it and a value
 /// no position takes (`outside`, D/11). Returns the values, `outside` and the means as
 /// triples of indices into the values (`values.len()` standing for `outside`).
-pub(super) fn chained(count: usize) -> (Vec<Value>, Value, Vec<[usize; 3]>) {
+pub(crate) fn chained(count: usize) -> (Vec<Value>, Value, Vec<[usize; 3]>) {
     let den = BigUint::from(3u8).pow(200);
     let mut values = vec![
         Value::new(&den / 7u8, den.clone()),

@@ -23,11 +23,22 @@ pub enum Stored {
     /// Whole: its numerator and denominator as written (in lowest terms if the writer
     /// made it so: `bidtb verify` checks).
     Whole,
-    /// The mean of two entries, with a hint: in lowest terms if the hint is honest.
-    Hinted,
-    /// The mean of two entries, without a hint: reduced by a gcd as it is decoded, so in
-    /// lowest terms whatever the file says.
-    Reduced,
+    /// The mean of these two entries, with a hint: in lowest terms if the hint is honest.
+    Hinted([usize; 2]),
+    /// The mean of these two entries, without a hint: reduced by a gcd as it is decoded,
+    /// so in lowest terms whatever the file says.
+    Reduced([usize; 2]),
+}
+
+impl Stored {
+    /// The two entries a mean is the mean of (None for an entry stored whole): its
+    /// decoded value is exactly their values' mean.
+    pub fn halves(self) -> Option<[usize; 2]> {
+        match self {
+            Stored::Whole => None,
+            Stored::Hinted(h) | Stored::Reduced(h) => Some(h),
+        }
+    }
 }
 
 /// What a [`Table::walk`] did.
@@ -40,6 +51,9 @@ pub struct Walked {
     /// The most decoded means held at once.
     pub held_most: usize,
 }
+
+/// Every entry's mean (None: stored whole), and the entries by level ([`Table::levels`]).
+type Levels = (Vec<Option<MeanOf>>, Vec<Vec<usize>>);
 
 impl Table {
     /// Call `visit(k, value, stored)` once for every dictionary entry `k`, with its value as
@@ -80,8 +94,8 @@ impl Table {
                     let m = picks[k].expect("a mean");
                     let v = self.decode_mean(k, m, &half)?;
                     let stored = match m.hint {
-                        Some(_) => Stored::Hinted,
-                        None => Stored::Reduced,
+                        Some(_) => Stored::Hinted([m.a, m.b]),
+                        None => Stored::Reduced([m.a, m.b]),
                     };
                     visit(k, &v, stored)?;
                     Ok((k, v))
@@ -105,8 +119,7 @@ impl Table {
     /// Every entry's mean (None: stored whole) and the entries by level, level 0 the
     /// entries stored whole and each mean one above the higher of its halves; a cycle or a
     /// chain longer than a reader follows (as `check_all` says) is refused.
-    #[allow(clippy::type_complexity)]
-    fn levels(&self) -> Result<(Vec<Option<MeanOf>>, Vec<Vec<usize>>), Error> {
+    fn levels(&self) -> Result<Levels, Error> {
         let len = self.info().dictionary_len;
         let picks = (0..len)
             .into_par_iter()

@@ -59,6 +59,18 @@ pub trait Imaged: Sync {
     fn fixed(&self, i: usize) -> &[u64];
     /// The top limb of node `i`'s image, `floor(v · 2^63)`.
     fn head(&self, i: usize) -> u64;
+    /// Whether nodes `i` and `j` are known to hold one value without a look at it (two
+    /// positions of a stored table that name one dictionary entry). False where unknown.
+    fn same_entry(&self, _i: usize, _j: usize) -> bool {
+        false
+    }
+    /// Whether node `p`'s value is, by the way it is stored, exactly the mean of the
+    /// values of nodes `w` and `b` (a dictionary entry stored as the mean of their two
+    /// entries, which decodes as that mean): then `2 v(p) = v(w) + v(b)` holds without
+    /// arithmetic. False where unknown.
+    fn stored_as_mean_of(&self, _p: usize, _w: usize, _b: usize) -> bool {
+        false
+    }
 }
 
 /// Exact values with fixed-point images wide enough that most comparisons are decided

@@ -53,6 +53,28 @@ pub struct ClassCheck {
     pub exits: usize,
     /// Exits whose values were read in full (the others never decide anything).
     pub exits_read: usize,
+    /// Equations that hold by the way the file stores them (a position's entry is the mean
+    /// of its two options' entries), without arithmetic; α's and β's counted apart.
+    pub equations_by_means: u64,
+    /// Seconds the check's stages took.
+    pub seconds: Stages,
+}
+
+/// Seconds each stage of a material's check took.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Stages {
+    /// Checksums, structure and positions of the file.
+    pub file: f64,
+    /// The dictionary decoded once: its order and lowest terms.
+    pub dictionary: f64,
+    /// The game graph rebuilt.
+    pub graph: f64,
+    /// The exits' values read from the tables they lead to.
+    pub exits: f64,
+    /// α's equations and closures.
+    pub alpha: f64,
+    /// β's, where they are checked apart.
+    pub beta: f64,
 }
 
 /// What verification found on one board.
@@ -323,6 +345,13 @@ fn verify_material(
     board: Board,
     material: Material,
 ) -> Result<(ClassCheck, Vec<String>), Error> {
+    let mut clock = std::time::Instant::now();
+    let mut lap = || {
+        let now = std::time::Instant::now();
+        let seconds = (now - clock).as_secs_f64();
+        clock = now;
+        seconds
+    };
     let table = tables.table(board, material)?;
     // Every checksum, before anything is trusted (opening checks only what a query needs).
     table.check_all()?;
@@ -357,29 +386,38 @@ fn verify_material(
         problems.push("its positions are not the indexed positions of the material".into());
         return Ok((out, named(problems)));
     }
+    out.seconds.file = lap();
     let dictionary = stored_dictionary(table, &mut problems)?;
+    out.seconds.dictionary = lap();
     let graph = Graph::new(&index);
+    out.seconds.graph = lap();
     let (terminals, read) = terminal_values(tables, board, &graph)?;
+    out.seconds.exits = lap();
     (out.exits, out.exits_read) = (read.exits, read.needed);
     let changed = terminals.changed(table.len());
     let exits_differ = changed.contains(&true);
     let start = &terminals.start;
     let alpha = Stored::new(table, &dictionary, Bound::Alpha, terminals.alpha)?;
     let cert = certificate::certify_from(&alpha, &graph, start);
+    out.equations_by_means = alpha.equations_by_means();
     drop(alpha);
+    out.seconds.alpha = lap();
     // β apart where it differs from α: its own equations and its own T′. Where only the
     // exits' β differ, α's values are checked again where those exits reach them.
     let beta_cert = match info.has_beta() || exits_differ {
         true => {
             let beta = Stored::new(table, &dictionary, Bound::Beta, terminals.beta)?;
-            Some(if info.has_beta() {
+            let again = if info.has_beta() {
                 certificate::certify_from(&beta, &graph, start)
             } else {
                 certificate::certify_again(&beta, &graph, start, &cert, &changed)
-            })
+            };
+            out.equations_by_means += beta.equations_by_means();
+            Some(again)
         }
         false => None,
     };
+    out.seconds.beta = lap();
     let bc = beta_cert.as_ref().unwrap_or(&cert);
     out.violations = cert.violations.len() + beta_cert.as_ref().map_or(0, |b| b.violations.len());
     out.alpha_failures = cert.alpha_failures.len();

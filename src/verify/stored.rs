@@ -32,9 +32,15 @@ pub struct Dictionary {
     fixed: Vec<u64>,
     /// The top limb of each entry's image.
     heads: Vec<u64>,
+    /// Per entry stored as a mean, the two entries it is the mean of (`a << 32 | b`);
+    /// [`WHOLE`] for an entry stored whole.
+    halves: Vec<u64>,
     /// Whether every entry is in lowest terms.
     pub reduced: bool,
 }
+
+/// [`Dictionary::halves`] of an entry stored whole.
+const WHOLE: u64 = u64::MAX;
 
 impl Dictionary {
     /// Decode every entry of `table`'s dictionary once ([`Table::walk`]: each mean after
@@ -47,7 +53,11 @@ impl Dictionary {
         let fixed: Vec<AtomicU64> = (0..len * WIDEST).map(|_| AtomicU64::new(0)).collect();
         let bits = AtomicU64::new(1);
         let lowest = LowestTerms::default();
+        let halves: Vec<AtomicU64> = (0..len).map(|_| AtomicU64::new(WHOLE)).collect();
         table.walk(|k, v, stored| {
+            if let Some([a, b]) = stored.halves() {
+                halves[k].store((a as u64) << 32 | b as u64, Relaxed);
+            }
             let image = fixed_point(v, WIDEST).0;
             for (cell, limb) in fixed[k * WIDEST..(k + 1) * WIDEST].iter().zip(image) {
                 cell.store(limb, Relaxed);
@@ -55,7 +65,7 @@ impl Dictionary {
             bits.fetch_max(v.shared_odd().bits() + u64::from(v.twos()), Relaxed);
             // A mean without a hint is reduced by a gcd as it is decoded: in lowest terms
             // whatever the file says, so not checked again.
-            if stored != WalkedEntry::Reduced {
+            if !matches!(stored, WalkedEntry::Reduced(_)) {
                 lowest.add(v);
             }
             Ok(())
@@ -75,8 +85,18 @@ impl Dictionary {
             width,
             fixed,
             heads,
+            halves: halves.into_iter().map(AtomicU64::into_inner).collect(),
             reduced: lowest.finish(),
         })
+    }
+
+    /// Whether entry `k` is stored as the mean of entries `a` and `b` (in either order).
+    pub fn is_mean_of(&self, k: usize, a: usize, b: usize) -> bool {
+        let h = self.halves[k];
+        h != WHOLE && {
+            let (x, y) = ((h >> 32) as usize, (h & 0xffff_ffff) as usize);
+            (x, y) == (a, b) || (x, y) == (b, a)
+        }
     }
 
     /// The number of entries.
@@ -255,6 +275,8 @@ pub struct Stored<'a> {
     ranks: &'a [U32],
     positions: usize,
     terminals: Images,
+    /// Equations found to hold by construction ([`Imaged::stored_as_mean_of`]).
+    by_means: AtomicU64,
 }
 
 impl<'a> Stored<'a> {
@@ -272,7 +294,13 @@ impl<'a> Stored<'a> {
             ranks: table.all_ranks(bound == Bound::Beta)?,
             positions: table.len(),
             terminals: Images::new(terminals, dictionary.width()),
+            by_means: AtomicU64::new(0),
         })
+    }
+
+    /// How many times an equation was found to hold by construction.
+    pub fn equations_by_means(&self) -> u64 {
+        self.by_means.load(Relaxed)
     }
 
     /// Position `i`'s dictionary entry.
@@ -306,6 +334,21 @@ impl Imaged for Stored<'_> {
             return self.terminals.head(i - self.positions);
         }
         self.dictionary.head(self.rank(i))
+    }
+    fn same_entry(&self, i: usize, j: usize) -> bool {
+        i < self.positions && j < self.positions && self.rank(i) == self.rank(j)
+    }
+    fn stored_as_mean_of(&self, p: usize, w: usize, b: usize) -> bool {
+        let holds = p < self.positions
+            && w < self.positions
+            && b < self.positions
+            && self
+                .dictionary
+                .is_mean_of(self.rank(p), self.rank(w), self.rank(b));
+        if holds {
+            self.by_means.fetch_add(1, Relaxed);
+        }
+        holds
     }
 }
 
@@ -388,6 +431,53 @@ mod tests {
         }
     }
 
+    /// A table's positions compare equal without a look at their values where they name
+    /// one entry, and a position's equation holds without arithmetic where its entry is
+    /// stored as the mean of its two options' entries: each such equation holds exactly
+    /// too, and every entry stored as the mean of two positions' entries is found.
+    #[test]
+    fn equations_of_means_hold_by_construction() {
+        use crate::table::testing::{Contents, chained, contents, encode, open_bytes};
+        let (values, outside, triples) = chained(12);
+        let at = |i: usize| values.get(i).unwrap_or(&outside);
+        // Positions: the chain, then its first values again.
+        let positions: Vec<Value> = values.iter().chain(&values[..3]).cloned().collect();
+        let c = Contents {
+            board: crate::geometry::Board::new(8, 8).unwrap(),
+            raw_positions: 200_000,
+            means: triples.iter().map(|t| t.map(at)).collect(),
+            ..contents(&positions, None)
+        };
+        let table = open_bytes(&encode(&c)).unwrap();
+        let dictionary = Dictionary::of(&table).unwrap();
+        assert!(dictionary.reduced);
+        let stored = Stored::new(&table, &dictionary, Bound::Alpha, Vec::new()).unwrap();
+        let n = positions.len();
+        let mut by_means = 0;
+        for p in 0..n {
+            for w in 0..n {
+                assert_eq!(stored.same_entry(p, w), positions[p] == positions[w]);
+                for b in 0..n {
+                    if stored.stored_as_mean_of(p, w, b) {
+                        let mean = crate::value::arith::mean(&positions[w], &positions[b]);
+                        assert_eq!(mean, positions[p], "{p} {w} {b}");
+                        by_means += 1;
+                    }
+                }
+            }
+        }
+        // Means 2..10 of the chain name two positions' entries, in either order; the first
+        // three values are taken by two positions each.
+        let takers = |i: usize| if i < 3 { 2 } else { 1 };
+        let want: usize = (2..11)
+            .map(|k| 2 * takers(k) * takers(k - 2) * takers(k - 1))
+            .sum();
+        assert_eq!(by_means, want);
+        assert_eq!(stored.equations_by_means(), want as u64);
+        // The last names `outside`, which no position takes; past the positions nothing.
+        assert!(!stored.stored_as_mean_of(n, 0, 1) && !stored.same_entry(0, n));
+    }
+
     /// Entries whose images differ are ordered by them, without decoding; equal images
     /// fall to the exact values.
     #[test]
@@ -397,6 +487,7 @@ mod tests {
             width: 2,
             fixed: heads.iter().flat_map(|&h| [0, h]).collect(),
             heads,
+            halves: Vec::new(),
             reduced: true,
         };
         let never = |_: usize| -> Result<Value, Error> { panic!("decoded") };
