@@ -1431,8 +1431,8 @@ mod tests {
         }
         // The walk visits every entry once with its value and the halves it is the mean
         // of, holding a chain's last two.
-        let seen: Vec<std::sync::Mutex<Vec<(Value, Option<[usize; 2]>)>>> =
-            all.iter().map(|_| Default::default()).collect();
+        type Visits = std::sync::Mutex<Vec<(Value, Option<[usize; 2]>)>>;
+        let seen: Vec<Visits> = all.iter().map(|_| Default::default()).collect();
         let walked = t
             .walk(|k, v, stored| {
                 seen[k].lock().unwrap().push((v.clone(), stored.halves()));
