@@ -12,9 +12,9 @@
 //!
 //! **Exits that never decide anything are not read.** An exit is a fixed value. Where a
 //! side's options at a position include another terminal node (a king capture, another
-//! exit) that is decisively better for that side by the values' shadows (f64s within
-//! 2·10⁻¹³ of the values, less than half of [`DECISIVE`]: [`DECISIVE`] apart), the exit is never that side's best option there, whatever the
-//! positions' values are. An exit of which that holds at every position it is an option
+//! exit) that is decisively better for that side by the values' shadows ([`DECISIVE`]
+//! apart; each shadow is an f64 within 2·10⁻¹³ of its value, less than half of that),
+//! the exit is never that side's best option there, whatever the positions' values are. An exit of which that holds at every position it is an option
 //! of, for both bounds, changes nothing when its value is replaced by the worst value for
 //! its side (0 where White moves there, 1 where Black does): every maximum and minimum,
 //! every equation, every greedy move and so every closure stays the same, and so does
