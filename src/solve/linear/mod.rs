@@ -300,6 +300,7 @@ fn solve_by(
         watch.round(k);
         stats.rounds += 1;
         let e_new = r.bits();
+        r.shorten(e_new);
         // Bits gained on the residual in x's scale this round. Once the residual is down
         // to the rounding of the corrections (a few units), the gain equals the step:
         // then the float solve could give more, so the step grows.
@@ -790,6 +791,35 @@ mod tests {
             assert_eq!((stats.rounds, stats.attempts), (0, 1), "eliminated again");
             assert_eq!(again, direct, "continued after question {at}");
         }
+    }
+
+    /// Right-hand sides just too long for a short residual (a common denominator of 120
+    /// bits, below the elimination's threshold) on a long cycle: the residual starts long,
+    /// shrinks as the rounds go and is made short again; the values satisfy every row.
+    #[test]
+    fn a_residual_long_at_first_refines_to_the_exact_values() {
+        let m = 1500u32;
+        let rows: Vec<Row> = (0..m)
+            .map(|i| match i % 2 {
+                0 => row(2, &[((i + 1) % m, 1)]),
+                _ => row(2, &[((i + 1) % m, 1), ((i * 7 + 3) % m, 1)]),
+            })
+            .collect();
+        let long = crate::value::long::test_number(120, 9) | BigUint::one();
+        let rhs: Vec<Rational> = (0..m)
+            .map(|i| match i % 5 {
+                0 => Rational::new(
+                    crate::value::long::test_number(119, i as u64) % &long,
+                    long.clone(),
+                ),
+                _ => Rational::from_integer(BigUint::zero()),
+            })
+            .collect();
+        let (refined, stats) = solve(&rows, &rhs, None, &Unwatched).unwrap();
+        assert!(stats.rounds > 20, "{stats:?}");
+        // Exact against every row of a non-singular system: the solution.
+        assert!(check(&rows, &rhs, &refined));
+        assert!(refined.iter().any(|v| v.denom().bits() > 1000), "{stats:?}");
     }
 
     /// x0 = (x1 + 1)/2, x1 = x0/2 (x0 = 2/3, x1 = 1/3) and x2 = (x0 + x1)/2 = 1/2: the

@@ -42,6 +42,19 @@ impl Residual {
         }
     }
 
+    /// Held short again once every entry fits ([`SHORT_BITS`]), given the residual's `bits`:
+    /// a residual is long while its right-hand sides are (hundreds of bits on the largest
+    /// 8x8 systems) or a round's corrections were, and it shrinks a few bits a round until
+    /// it is a few units, where the rounds that follow can be short.
+    pub(super) fn shorten(&mut self, bits: u64) {
+        if bits > SHORT_BITS {
+            return;
+        }
+        if let Residual::Long(r) = self {
+            *self = Residual::new(std::mem::take(r));
+        }
+    }
+
     /// As long integers.
     pub(super) fn into_long(self) -> Vec<BigInt> {
         match self {
@@ -300,6 +313,22 @@ mod tests {
         let long = Residual::new(vec![BigInt::from(5), -(BigInt::one() << 200usize)]);
         assert!(matches!(long, Residual::Long(_)));
         assert_eq!(long.bits(), 201);
+    }
+
+    /// A long residual is made short where every entry fits, with the same integers, and
+    /// stays long where one does not.
+    #[test]
+    fn a_long_residual_is_made_short_once_it_fits() {
+        let values = vec![BigInt::from(5), -(BigInt::one() << 99usize)];
+        let mut r = Residual::Long(values.clone());
+        r.shorten(r.bits());
+        assert!(matches!(r, Residual::Short(_)), "{r:?}");
+        assert_eq!(r.into_long(), values);
+        let values = vec![BigInt::from(5), BigInt::one() << 100usize];
+        let mut r = Residual::Long(values.clone());
+        r.shorten(r.bits());
+        assert!(matches!(r, Residual::Long(_)));
+        assert_eq!(r.into_long(), values);
     }
 
     /// Rounds made short and long give the same corrections and residuals, round after
