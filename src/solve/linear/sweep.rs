@@ -130,10 +130,11 @@ pub(super) fn postorder(rows: &[Row]) -> Vec<u32> {
     order
 }
 
-/// Gauss–Seidel on `rows · d = r` from `d`, until a sweep moves nothing by more than 2⁻⁵⁰
-/// of the largest entry (or a sweep limit). Returns the sweeps.
+/// Gauss–Seidel on `rows · d = r` from `d`, until it has [`Settled`] (or a sweep limit).
+/// Returns the sweeps.
 fn gauss_seidel(rows: &[SweepRow], r: &[f64], d: &mut [f64]) -> u32 {
     let limit = (200_000_000 / rows.len().max(1)).clamp(1000, 1_000_000) as u32;
+    let mut settled = Settled::default();
     for sweep in 1..=limit {
         let (mut change, mut size) = (0.0f64, 0.0f64);
         for (i, row) in rows.iter().enumerate() {
@@ -143,11 +144,44 @@ fn gauss_seidel(rows: &[SweepRow], r: &[f64], d: &mut [f64]) -> u32 {
             size = size.max(new.abs());
             d[i] = new;
         }
-        if change <= size * f64::EPSILON * 4.0 || size == 0.0 {
+        if settled.after(change, size) {
             return sweep;
         }
     }
     limit
+}
+
+/// When Gauss–Seidel has done what floating point can: a sweep moved nothing by more than
+/// 2⁻⁵⁰ of the largest entry, or the largest move is below 2⁻⁴⁰ of it and has not fallen
+/// for [`Settled::STILL`] sweeps. Near its fixed point a sweep's roundings can keep a few
+/// entries moving by more than 2⁻⁵⁰ for ever: on one of 8x8 KNvKN's largest systems every
+/// round then ran to the sweep limit (1,000 sweeps instead of 36). The round's exact
+/// residual measures what such a solve gained, and the next round's step follows it.
+#[derive(Default)]
+struct Settled {
+    /// The smallest move so far, and the sweeps since it fell.
+    least: Option<f64>,
+    still: u32,
+}
+
+impl Settled {
+    /// Sweeps without a smaller move after which a small move counts as settled.
+    const STILL: u32 = 4;
+
+    /// Whether a sweep whose largest move was `change`, the largest entry `size`, ends
+    /// the solve.
+    fn after(&mut self, change: f64, size: f64) -> bool {
+        if change <= size * f64::EPSILON * 4.0 || size == 0.0 {
+            return true;
+        }
+        if self.least.is_none_or(|least| change < least) {
+            self.least = Some(change);
+            self.still = 0;
+            return false;
+        }
+        self.still += 1;
+        self.still >= Self::STILL && change <= size * (2f64).powi(-40)
+    }
 }
 
 /// `v / 2^e` as a float (|v| < 2^e, so the result lies in (−1, 1)): for long residuals
@@ -216,6 +250,32 @@ mod tests {
     use super::super::row;
     use super::*;
     use num_traits::One;
+
+    /// A solve settles at a move of 2⁻⁵⁰ of the largest entry at once; at a move below 2⁻⁴⁰
+    /// that has stopped falling after four sweeps; never while the moves fall, nor where
+    /// they stop falling above 2⁻⁴⁰.
+    #[test]
+    fn a_solve_settles_where_floating_point_can_do_no_more() {
+        let size = 3.0;
+        let small = |bits: i32| size * (2f64).powi(-bits);
+        let sweeps_until = |moves: &[f64]| {
+            let mut settled = Settled::default();
+            moves.iter().position(|&m| settled.after(m, size)).map(|i| i + 1)
+        };
+        let falling: Vec<f64> = (1..60).map(small).collect();
+        assert_eq!(sweeps_until(&falling), Some(50));
+        // Stuck at 2⁻⁴⁵ (a few entries kept moving by their roundings).
+        let mut stuck: Vec<f64> = (1..45).map(small).collect();
+        stuck.extend([small(45), small(44), small(45), small(44), small(45), small(44)]);
+        assert_eq!(sweeps_until(&stuck), Some(49));
+        // Stuck at 2⁻³⁰: not settled (the round would gain too little).
+        let mut high: Vec<f64> = (1..30).map(small).collect();
+        high.extend([small(30), small(29)].repeat(20));
+        assert_eq!(sweeps_until(&high), None);
+        assert_eq!(sweeps_until(&[0.0]), Some(1));
+        let mut zero = Settled::default();
+        assert!(zero.after(0.0, 0.0));
+    }
 
     /// Rows with no cycle whose numbering is not their order: see the comment inside.
     fn acyclic_rows(m: u32) -> Vec<Row> {
