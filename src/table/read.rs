@@ -61,11 +61,14 @@ pub(super) struct MeanOf {
     pub(super) hint: Option<Hint>,
 }
 
-/// Decoded means, up to [`Means::BUDGET`] bytes of digits (then forgotten, all at once).
+/// Decoded means, up to [`Means::BUDGET`] bytes of digits (then forgotten, all at once),
+/// and those pinned by [`Table::pin_mean`] (never forgotten).
 #[derive(Debug, Default)]
 struct Means {
     values: HashMap<usize, Value>,
     bytes: usize,
+    pinned: HashMap<usize, Value>,
+    pinned_bytes: usize,
 }
 
 impl Means {
@@ -73,11 +76,16 @@ impl Means {
     const BUDGET: usize = 256 << 20;
 
     fn get(&self, k: usize) -> Option<Value> {
-        self.values.get(&k).cloned()
+        self.pinned.get(&k).or_else(|| self.values.get(&k)).cloned()
+    }
+
+    /// The bytes `v` is counted at.
+    fn size(v: &Value) -> usize {
+        (v.numer_bits() as usize + v.shared_odd().bits() as usize) / 8 + 64
     }
 
     fn keep(&mut self, k: usize, v: &Value) {
-        let bytes = (v.numer_bits() as usize + v.shared_odd().bits() as usize) / 8 + 64;
+        let bytes = Self::size(v);
         if self.bytes + bytes > Self::BUDGET {
             self.values.clear();
             self.bytes = 0;
@@ -85,6 +93,19 @@ impl Means {
         if self.values.insert(k, v.clone()).is_none() {
             self.bytes += bytes;
         }
+    }
+
+    fn pin(&mut self, k: usize, v: &Value, budget: usize) -> bool {
+        let bytes = Self::size(v);
+        if self.pinned.contains_key(&k) {
+            return true;
+        }
+        if self.pinned_bytes + bytes > budget {
+            return false;
+        }
+        self.pinned.insert(k, v.clone());
+        self.pinned_bytes += bytes;
+        true
     }
 }
 
@@ -661,6 +682,21 @@ impl Table {
             .into_par_iter()
             .map(|k| Ok(self.mean_of(k, self.dictionary_entry(k)?, 0)?.is_some() as usize))
             .sum()
+    }
+
+    /// Hold mean `k`'s value `v` (as [`Table::dictionary_value_as_stored`] decodes it) for
+    /// every later decoding of this table, while the means pinned so take at most `budget`
+    /// bytes of digits; whether it is held. For a tool that reads the means without a hint
+    /// again and again after a walk has decoded them once ([`Table::walk`]): each costs
+    /// long gcds, and the reader's own cache, cleared when full, lost them (on 8x8 KNvKP
+    /// `verify` spent 80 % of its equations in those gcds).
+    pub fn pin_mean(&self, k: usize, v: &Value, budget: usize) -> bool {
+        self.lock_means().pin(k, v, budget)
+    }
+
+    /// The bytes of digits the pinned means take ([`Table::pin_mean`]).
+    pub fn pinned_bytes(&self) -> usize {
+        self.lock_means().pinned_bytes
     }
 
     /// The means decoded so far (a panic elsewhere leaves them as valid as before).

@@ -16,7 +16,7 @@ pub(super) use super::blocks::{BLOCK_LEN, BlockSums};
 pub(super) use super::header::*;
 pub(super) use super::read::*;
 pub(super) use super::write::*;
-pub(crate) use super::write::{Contents, encode};
+pub(crate) use super::write::{Contents, encode, encode_v7};
 
 pub(super) fn v(n: u64, d: u64) -> Value {
     Value::small(n, d)

@@ -118,7 +118,7 @@ pub(super) fn encode_v6(c: &Contents<'_>) -> Vec<u8> {
 /// The file image of a table in version 7 (means without hints), as the build before
 /// version 8 wrote it: for the tests that check this build still reads such files.
 #[cfg(test)]
-pub(super) fn encode_v7(c: &Contents<'_>) -> Vec<u8> {
+pub(crate) fn encode_v7(c: &Contents<'_>) -> Vec<u8> {
     let mut out = std::io::Cursor::new(Vec::new());
     encode_version(c, FIRST_MEANS, BLOCK_LEN, &mut out).expect("writing to memory cannot fail");
     out.into_inner()

@@ -42,6 +42,10 @@ pub struct Dictionary {
 /// [`Dictionary::halves`] of an entry stored whole.
 const WHOLE: u64 = u64::MAX;
 
+/// The bytes of digits of the means without a hint that a table holds decoded for its
+/// equations ([`Table::pin_mean`]).
+const PINNED: usize = 4 << 30;
+
 impl Dictionary {
     /// Decode every entry of `table`'s dictionary once ([`Table::walk`]: each mean after
     /// its halves, not through the reader's cache, which a dictionary of means larger than
@@ -64,9 +68,13 @@ impl Dictionary {
             }
             bits.fetch_max(v.shared_odd().bits() + u64::from(v.twos()), Relaxed);
             // A mean without a hint is reduced by a gcd as it is decoded: in lowest terms
-            // whatever the file says, so not checked again.
-            if !matches!(stored, WalkedEntry::Reduced(_)) {
-                lowest.add(v);
+            // whatever the file says, so not checked again; it is held for the equations,
+            // which would decode it again, with those gcds.
+            match stored {
+                WalkedEntry::Reduced(_) => {
+                    table.pin_mean(k, v, PINNED);
+                }
+                _ => lowest.add(v),
             }
             Ok(())
         })?;
@@ -476,6 +484,33 @@ mod tests {
         assert_eq!(stored.equations_by_means(), want as u64);
         // The last names `outside`, which no position takes; past the positions nothing.
         assert!(!stored.stored_as_mean_of(n, 0, 1) && !stored.same_entry(0, n));
+    }
+
+    /// The means without a hint (every mean of version 7), reduced by gcds in the walk, are
+    /// held decoded for the equations: a table of version 7 has them pinned after the
+    /// dictionary's walk, one of version 8 (every mean of the chain with a hint) none, and
+    /// the values read for the equations are the positions' either way.
+    #[test]
+    fn means_without_a_hint_are_held_for_the_equations() {
+        use crate::table::testing::{Contents, chained, contents, encode, encode_v7, open_bytes};
+        let (values, outside, triples) = chained(12);
+        let at = |i: usize| values.get(i).unwrap_or(&outside);
+        let c = Contents {
+            board: crate::geometry::Board::new(8, 8).unwrap(),
+            raw_positions: 200_000,
+            means: triples.iter().map(|t| t.map(at)).collect(),
+            ..contents(&values, None)
+        };
+        for (bytes, pinned) in [(encode_v7(&c), true), (encode(&c), false)] {
+            let table = open_bytes(&bytes).unwrap();
+            assert_eq!(table.pinned_bytes(), 0);
+            let dictionary = Dictionary::of(&table).unwrap();
+            assert_eq!(table.pinned_bytes() > 0, pinned, "{}", table.info().version);
+            let stored = Stored::new(&table, &dictionary, Bound::Alpha, Vec::new()).unwrap();
+            for (i, v) in values.iter().enumerate() {
+                assert_eq!(&*stored.value(i), v);
+            }
+        }
     }
 
     /// Entries whose images differ are ordered by them, without decoding; equal images

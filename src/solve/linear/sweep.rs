@@ -260,13 +260,23 @@ mod tests {
         let small = |bits: i32| size * (2f64).powi(-bits);
         let sweeps_until = |moves: &[f64]| {
             let mut settled = Settled::default();
-            moves.iter().position(|&m| settled.after(m, size)).map(|i| i + 1)
+            moves
+                .iter()
+                .position(|&m| settled.after(m, size))
+                .map(|i| i + 1)
         };
         let falling: Vec<f64> = (1..60).map(small).collect();
         assert_eq!(sweeps_until(&falling), Some(50));
         // Stuck at 2⁻⁴⁵ (a few entries kept moving by their roundings).
         let mut stuck: Vec<f64> = (1..45).map(small).collect();
-        stuck.extend([small(45), small(44), small(45), small(44), small(45), small(44)]);
+        stuck.extend([
+            small(45),
+            small(44),
+            small(45),
+            small(44),
+            small(45),
+            small(44),
+        ]);
         assert_eq!(sweeps_until(&stuck), Some(49));
         // Stuck at 2⁻³⁰: not settled (the round would gain too little).
         let mut high: Vec<f64> = (1..30).map(small).collect();
