@@ -690,12 +690,13 @@ impl Table {
     /// again and again after a walk has decoded them once ([`Table::walk`]): each costs
     /// long gcds, and the reader's own cache, cleared when full, lost them (on 8x8 KNvKP
     /// `verify` spent 80 % of its equations in those gcds).
-    pub fn pin_mean(&self, k: usize, v: &Value, budget: usize) -> bool {
+    pub(crate) fn pin_mean(&self, k: usize, v: &Value, budget: usize) -> bool {
         self.lock_means().pin(k, v, budget)
     }
 
     /// The bytes of digits the pinned means take ([`Table::pin_mean`]).
-    pub fn pinned_bytes(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn pinned_bytes(&self) -> usize {
         self.lock_means().pinned_bytes
     }
 
