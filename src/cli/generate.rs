@@ -350,8 +350,8 @@ pub(super) struct Args {
     #[arg(long, conflicts_with = "resume")]
     pub fresh: bool,
     /// Make every material with up to N men, kings included (3: the study's six
-    /// three-piece materials; 4: also the thirty four-piece ones), each in dependency
-    /// order. Four and more need --method solve.
+    /// three-piece materials; 4: also the thirty four-piece ones; 5: also the 110
+    /// five-man ones), each in dependency order. Four and more need --method solve.
     #[arg(
         long,
         value_parser = clap::value_parser!(u8).range(2..=7),

@@ -41,8 +41,9 @@ use bidtb::Error;
 ///
 /// A position's value is the share of the money Black needs to win the bidding game, which
 /// equals White's winning probability when a fair coin decides who moves. Materials are
-/// named like Syzygy's files (KRvK, KRvKN, KQQvK, KPvKP); every material with up to four
-/// men is supported. Values are exact rationals (α, and β where play that never ends makes
+/// named like Syzygy's files (KRvK, KRvKN, KQQvK, KPvKP); any material of up to seven men
+/// can be generated, as memory and disk allow (every material up to five men is made on
+/// boards up to 5x5). Values are exact rationals (α, and β where play that never ends makes
 /// them differ), computed either by the study's method on the three-piece materials
 /// (iterating lower and upper bounds αₙ, βₙ and guessing each value as the simplest
 /// rational between them until the guesses satisfy every equation) or by exact linear
