@@ -28,7 +28,7 @@ use crate::material::{Material, Piece};
 use crate::rules::{self, Outcome};
 
 /// Compressed adjacency lists (one list per node).
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Adjacency {
     offsets: Vec<u32>,
     targets: Vec<u32>,
@@ -64,28 +64,16 @@ impl Adjacency {
         }
     }
 
-    /// No lists, with room for `lists` lists of `targets` targets in all.
-    fn with_capacity(lists: usize, targets: usize) -> Adjacency {
-        let mut offsets = Vec::with_capacity(lists + 1);
-        offsets.push(0);
-        Adjacency {
-            offsets,
-            targets: Vec::with_capacity(targets),
-        }
+    /// Drop every list, keeping the room.
+    fn clear(&mut self) {
+        self.offsets.truncate(1);
+        self.targets.clear();
     }
 
     /// Add a list after the last.
     fn push(&mut self, list: &[u32]) {
         self.targets.extend_from_slice(list);
         self.offsets.push(self.targets.len() as u32);
-    }
-
-    /// Add `other`'s lists after the last, letting `other` go.
-    fn append(&mut self, other: Adjacency) {
-        let base = *self.offsets.last().expect("offsets start at 0");
-        self.offsets
-            .extend(other.offsets[1..].iter().map(|&o| base + o));
-        self.targets.extend_from_slice(&other.targets);
     }
 
     /// The list of node `i`.
@@ -242,10 +230,12 @@ const RUN: usize = 4096;
 /// Marks an option that is an exit, not yet numbered: `EXIT | j` is exit `j` of its run.
 const EXIT: u32 = 1 << 31;
 
-/// The lists of a run of positions before the exits are numbered: nodes as they are, an
-/// exit as [`EXIT`] and its place in `exits`, where each position lists an exit once.
+/// The lists of a run of positions, finished but for the exits' numbers: each list sorted
+/// without repeats, a king capture first, a side without a move given the position
+/// itself, as the graph holds them, an exit as [`EXIT`] and its place in `exits` (each
+/// position lists an exit once). Exits come after every node, so a list's exits are its
+/// last entries, and stay so once numbered ([`assemble`]).
 struct Pending {
-    first: usize,
     white: Adjacency,
     black: Adjacency,
     dominated: Adjacency,
@@ -253,16 +243,25 @@ struct Pending {
 }
 
 impl Pending {
-    /// The lists of positions `range` of `index`.
-    fn of(range: std::ops::Range<usize>, index: &Index, targets: &Targets<'_>) -> Pending {
+    /// The lists of positions `range` of `index`, built in `scratch` (lists left there by
+    /// an earlier run are dropped) and copied out at their length. Lists grown in place
+    /// run after run, then finished and assembled in fresh memory, took fresh pages at
+    /// every doubling and copy, and the kernel's zeroing of them was a fifth of the
+    /// graph's time (5x5 KQRvKQ).
+    fn of(
+        range: std::ops::Range<usize>,
+        index: &Index,
+        targets: &Targets<'_>,
+        scratch: &mut Pending,
+    ) -> Pending {
         let board = index.board();
-        let mut p = Pending {
-            first: range.start,
-            white: Adjacency::empty(),
-            black: Adjacency::empty(),
-            dominated: Adjacency::empty(),
-            exits: Vec::new(),
-        };
+        let n = index.len() as u32;
+        let (win, loss) = (n, n + 1);
+        let p = scratch;
+        for list in [&mut p.white, &mut p.black, &mut p.dominated] {
+            list.clear();
+        }
+        p.exits.clear();
         for i in range {
             let pos = index.position(i);
             let from = p.exits.len();
@@ -283,47 +282,88 @@ impl Pending {
                 }
             };
             let white_moves = rules::white_moves(board, &pos);
-            let white: Vec<u32> = white_moves.iter().map(&mut local).collect();
-            let black: Vec<u32> = rules::black_moves(board, &pos)
+            let mut white: Vec<u32> = white_moves.iter().map(&mut local).collect();
+            let mut black: Vec<u32> = rules::black_moves(board, &pos)
                 .iter()
                 .map(&mut local)
                 .collect();
-            p.dominated.push(&dominated_targets(&white_moves, &white));
+            let mut dominated = dominated_targets(&white_moves, &white);
+            tidy(&mut white, Some((win, i as u32)));
+            tidy(&mut black, Some((loss, i as u32)));
+            tidy(&mut dominated, None);
             p.white.push(&white);
             p.black.push(&black);
+            p.dominated.push(&dominated);
         }
-        p
+        Pending {
+            white: p.white.clone(),
+            black: p.black.clone(),
+            dominated: p.dominated.clone(),
+            exits: p.exits.clone(),
+        }
     }
 
-    /// The finished lists (White's, Black's, the dominated), exits numbered after the
-    /// `n` positions and the two ends by their place in `exits`: each list sorted without
-    /// repeats, a king capture first, a side without a move given the position itself.
-    fn finish(self, n: usize, exits: &[Exit]) -> [Adjacency; 3] {
-        let node = |t: u32| -> u32 {
-            if t & EXIT == 0 {
-                return t;
-            }
-            let e = &self.exits[(t & !EXIT) as usize];
-            (n + 2 + exits.binary_search(e).expect("every exit is listed")) as u32
-        };
-        let finish = |list: &Adjacency, capture: Option<u32>| {
-            let mut out = Adjacency::empty();
-            let mut buf = Vec::new();
-            for k in 0..list.offsets.len() - 1 {
-                buf.clear();
-                buf.extend(list.get(k).iter().map(|&t| node(t)));
-                tidy(&mut buf, capture.map(|c| (c, (self.first + k) as u32)));
-                out.push(&buf);
-            }
-            out
-        };
-        let (win, loss) = (n as u32, n as u32 + 1);
-        [
-            finish(&self.white, Some(win)),
-            finish(&self.black, Some(loss)),
-            finish(&self.dominated, None),
-        ]
+    /// Room for the lists of a run, to be reused run after run ([`Pending::of`]).
+    fn scratch() -> Pending {
+        Pending {
+            white: Adjacency::empty(),
+            black: Adjacency::empty(),
+            dominated: Adjacency::empty(),
+            exits: Vec::new(),
+        }
     }
+
+    /// The lists of one kind (0 White's, 1 Black's, 2 the dominated).
+    fn lists(&self, kind: usize) -> &Adjacency {
+        [&self.white, &self.black, &self.dominated][kind]
+    }
+}
+
+/// The graph's lists of one kind (see [`Pending::lists`]) put together from the runs' in
+/// one pass, in parallel: each run's lists copied to their place, its exits numbered on
+/// the way (`numbers[r][j]` is the node of exit `j` of run `r`) and each list's exits put
+/// back in order; with room for `extra` more lists of one target each (the terminals').
+fn assemble(pending: &[Pending], numbers: &[Vec<u32>], kind: usize, extra: usize) -> Adjacency {
+    let runs: Vec<&Adjacency> = pending.iter().map(|p| p.lists(kind)).collect();
+    let lists: usize = runs.iter().map(|a| a.offsets.len() - 1).sum();
+    let total: usize = runs.iter().map(|a| a.targets.len()).sum();
+    let mut offsets = Vec::with_capacity(lists + 1 + extra);
+    offsets.resize(lists + 1, 0u32);
+    let mut targets = Vec::with_capacity(total + extra);
+    targets.resize(total, 0u32);
+    // Each run's share of both arrays, taken in order.
+    let mut shares = Vec::with_capacity(runs.len());
+    let (mut rest_o, mut rest_t) = (&mut offsets[1..], &mut targets[..]);
+    let mut base = 0u32;
+    for (run, numbers) in runs.iter().zip(numbers) {
+        let (o, ro) = std::mem::take(&mut rest_o).split_at_mut(run.offsets.len() - 1);
+        let (t, rt) = std::mem::take(&mut rest_t).split_at_mut(run.targets.len());
+        (rest_o, rest_t) = (ro, rt);
+        shares.push((*run, numbers, o, t, base));
+        base += run.targets.len() as u32;
+    }
+    shares
+        .into_par_iter()
+        .for_each(|(run, numbers, o, t, base)| {
+            for (slot, &end) in o.iter_mut().zip(&run.offsets[1..]) {
+                *slot = base + end;
+            }
+            for k in 0..run.offsets.len() - 1 {
+                let (a, b) = (run.offsets[k] as usize, run.offsets[k + 1] as usize);
+                let out = &mut t[a..b];
+                let mut first_exit = out.len();
+                for (slot, (q, &v)) in out.iter_mut().zip(run.get(k).iter().enumerate()) {
+                    *slot = if v & EXIT == 0 {
+                        v
+                    } else {
+                        first_exit = first_exit.min(q);
+                        numbers[(v & !EXIT) as usize]
+                    };
+                }
+                out[first_exit..].sort_unstable();
+            }
+        });
+    Adjacency { offsets, targets }
 }
 
 /// Successors of every position of an index, plus the terminal nodes.
@@ -356,8 +396,9 @@ impl Graph {
         // KQvKQ: 954 MB at the graph's peak, the job's heap peak, against 350 MB after).
         let pending: Vec<Pending> = (0..n.div_ceil(RUN))
             .into_par_iter()
-            .map(|r| {
-                (!stopping()).then(|| Pending::of(r * RUN..n.min((r + 1) * RUN), index, &targets))
+            .map_init(Pending::scratch, |scratch, r| {
+                (!stopping())
+                    .then(|| Pending::of(r * RUN..n.min((r + 1) * RUN), index, &targets, scratch))
             })
             .collect::<Option<_>>()?;
         let mut exits: Vec<Exit> = pending
@@ -370,24 +411,19 @@ impl Graph {
             n + 2 + exits.len() < EXIT as usize,
             "too many nodes for the graph's numbering"
         );
-        let finished: Vec<[Adjacency; 3]> = pending
-            .into_par_iter()
-            .map(|p| p.finish(n, &exits))
+        let numbers: Vec<Vec<u32>> = pending
+            .par_iter()
+            .map(|p| {
+                p.exits
+                    .iter()
+                    .map(|e| (n + 2 + exits.binary_search(e).expect("every exit is listed")) as u32)
+                    .collect()
+            })
             .collect();
         let terminals = 2 + exits.len();
-        // Each list's room reserved at once: grown by doubling, the copies and the zeroed
-        // pages of the reallocations took a tenth of the graph's time on 5x5 five men.
-        let mut lists: [Adjacency; 3] = std::array::from_fn(|k| {
-            let (lists, targets) = finished.iter().fold((0, 0), |(l, t), runs| {
-                (l + runs[k].offsets.len() - 1, t + runs[k].targets.len())
-            });
-            Adjacency::with_capacity(lists + terminals, targets + terminals)
-        });
-        for runs in finished {
-            for (all, run) in lists.iter_mut().zip(runs) {
-                all.append(run);
-            }
-        }
+        let lists: [Adjacency; 3] =
+            std::array::from_fn(|kind| assemble(&pending, &numbers, kind, terminals));
+        drop(pending);
         let [mut white, mut black, mut dominated] = lists;
         for k in 0..terminals {
             let end = (n + k) as u32;
