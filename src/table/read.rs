@@ -694,6 +694,14 @@ impl Table {
         self.lock_means().pin(k, v, budget)
     }
 
+    /// Let go of every decoded mean, those pinned ([`Table::pin_mean`]) and those cached:
+    /// for a table kept open after the work that pinned them (`verify` keeps each table
+    /// open while it checks the materials that lead to it, and pins held that way added
+    /// up, table after table). Later reads decode again as needed.
+    pub(crate) fn forget_means(&self) {
+        *self.lock_means() = Means::default();
+    }
+
     /// The bytes of digits the pinned means take ([`Table::pin_mean`]).
     #[cfg(test)]
     pub(crate) fn pinned_bytes(&self) -> usize {

@@ -429,5 +429,7 @@ fn verify_material(
             out.level_mismatches += 1;
         }
     }
+    // The table stays open for the materials that lead to it, which read only their exits.
+    table.forget_means();
     Ok((out, named(problems)))
 }

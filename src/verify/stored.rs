@@ -510,6 +510,14 @@ mod tests {
             for (i, v) in values.iter().enumerate() {
                 assert_eq!(&*stored.value(i), v);
             }
+            // Let go once the table is verified, and read the same afterwards.
+            drop(stored);
+            table.forget_means();
+            assert_eq!(table.pinned_bytes(), 0);
+            let stored = Stored::new(&table, &dictionary, Bound::Alpha, Vec::new()).unwrap();
+            for (i, v) in values.iter().enumerate() {
+                assert_eq!(&*stored.value(i), v);
+            }
         }
     }
 
