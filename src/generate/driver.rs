@@ -71,7 +71,7 @@ pub struct Planned {
     /// The memory estimate of its job, in bytes (what decides a skip).
     pub memory_bytes: u64,
     /// Its table's size on disk by estimate, in bytes
-    /// ([`crate::solve::memory::estimate_table_bytes`]; an upper estimate for five men).
+    /// ([`crate::solve::memory::estimate_table_bytes`]).
     pub disk_bytes: u64,
 }
 
