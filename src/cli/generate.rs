@@ -550,14 +550,15 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         })?;
     session.store.means = !whole;
     let dir = session.dir.clone();
+    // The request as the command line gave it, for the commands a message suggests.
+    let what = match (pieces, &names) {
+        (Some(n), _) => format!(" --pieces {n}"),
+        (None, Some(list)) => format!(" --material {}", list.join(",")),
+        (None, None) => String::new(),
+    };
     if !resume {
         let earlier = session::earlier_checkpoints(&dir, method, &materials);
         if !earlier.is_empty() && !fresh {
-            let what = match (pieces, &names) {
-                (Some(n), _) => format!(" --pieces {n}"),
-                (None, Some(list)) => format!(" --material {}", list.join(",")),
-                (None, None) => String::new(),
-            };
             let files: Vec<String> = earlier
                 .iter()
                 .filter_map(|p| p.file_name())
@@ -641,7 +642,7 @@ pub(super) fn run(args: Args) -> Result<(), (u8, Error)> {
         Ok(Driven::Finished(..)) => None,
         Ok(Driven::Interrupted(stopped)) => {
             let again = format!(
-                "`bidtb generate --board {board} --method {method} --out {} --resume`",
+                "`bidtb generate --board {board} --method {method}{what} --out {} --resume`",
                 out.display()
             );
             let msg: Vec<String> = stopped

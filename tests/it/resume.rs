@@ -734,6 +734,25 @@ fn a_stop_before_beta_keeps_a_state_keeps_alphas_final_one() {
     assert!(beta(&plain) != plain.alpha.values.values());
 }
 
+/// A run of `--pieces 4` stopped with Ctrl-C names the command that resumes it, the request
+/// included: without `--pieces 4` the same command would resume the three-piece set.
+#[test]
+fn a_stopped_run_names_its_request_in_the_resume_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let (code, stderr) = signalled_solve(
+        "5x5",
+        d,
+        &["--pieces", "4"],
+        "-INT",
+        Duration::from_millis(0),
+    );
+    assert_eq!(code, 130, "{stderr}");
+    let again =
+        format!("`bidtb generate --board 5x5 --method solve --pieces 4 --out {d} --resume`");
+    assert!(stderr.contains(&again), "{stderr}");
+}
+
 /// Jobs side by side (`--jobs 2`, the default) make the files of one job after another:
 /// the same tables, records, lists and summary, in the same order; and they do run side
 /// by side (a job starts before the one started last is done).
