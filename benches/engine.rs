@@ -280,6 +280,28 @@ fn long_products(c: &mut Criterion) {
     g.finish();
 }
 
+/// Floor divisions of a signed long number by a long one, as a reconstruction rounds each
+/// entry to a multiple of the common denominator (`solve::linear`): num-integer's
+/// (num-bigint's Burnikel–Ziegler) against `value::long::div_mod_floor` (malachite's where
+/// the division is long), at the lengths of 6x6 knight materials and beyond.
+fn floor_divisions(c: &mut Criterion) {
+    use bidtb::internal::value::long::div_mod_floor;
+    use num_bigint::{BigInt, Sign};
+    let mut g = c.benchmark_group("floor division");
+    for (dividend, divisor) in [(200, 100), (600, 100), (600, 300), (1_200, 600)] {
+        let a = BigInt::from_biguint(Sign::Minus, long_number(dividend, 11));
+        let b = BigInt::from(long_number(divisor, 12));
+        let name = format!("{} bits by {} bits", dividend * 64, divisor * 64);
+        g.bench_function(format!("{name}, num-integer"), |bench| {
+            bench.iter(|| num_integer::Integer::div_mod_floor(&a, &b))
+        });
+        g.bench_function(format!("{name}, value::long"), |bench| {
+            bench.iter(|| div_mod_floor(&a, &b))
+        });
+    }
+    g.finish();
+}
+
 criterion_group!(
     benches,
     graph_8x8,
@@ -287,6 +309,7 @@ criterion_group!(
     guess_138_digits,
     solve_8x8,
     lowest_terms,
-    long_products
+    long_products,
+    floor_divisions
 );
 criterion_main!(benches);

@@ -95,6 +95,24 @@ pub fn div_rem(a: &BigUint, b: &BigUint) -> (BigUint, BigUint) {
     shifted_div_rem(a, 0, b)
 }
 
+/// `(⌊a / b⌋, a − b·⌊a / b⌋)` for `b > 0` and `a` of either sign, the remainder in
+/// `[0, b)` (num-integer's `div_mod_floor`), through malachite where the division is long
+/// ([`LONG_DIVISION`]): num-bigint's (Burnikel–Ziegler over a schoolbook base) took half of
+/// 6x6 KBNvKN's exact evaluation, whose reconstructions divide by a common denominator
+/// of thousands of digits.
+pub fn div_mod_floor(a: &BigInt, b: &BigInt) -> (BigInt, BigInt) {
+    if !long_division(a.bits(), b.magnitude()) {
+        return num_integer::Integer::div_mod_floor(a, b);
+    }
+    let (q, r) = div_rem(a.magnitude(), b.magnitude());
+    let (q, r) = (BigInt::from(q), BigInt::from(r));
+    match a.sign() {
+        num_bigint::Sign::Minus if r.sign() != num_bigint::Sign::NoSign => (-q - 1u8, b - r),
+        num_bigint::Sign::Minus => (-q, r),
+        _ => (q, r),
+    }
+}
+
 /// `a mod b` for `b > 0`: [`div_rem`]'s remainder without its quotient.
 pub fn rem(a: &BigUint, b: &BigUint) -> BigUint {
     if !long_division(a.bits(), b) {
@@ -380,6 +398,44 @@ mod tests {
 
     /// Divisions on both sides of the threshold, with and without a shift, by a word, by
     /// short and long divisors, exact and not, equal num-bigint's.
+    /// The floor division of signed numbers equals num-integer's on both sides of the long
+    /// threshold, for either sign, exact multiples included.
+    #[test]
+    fn floor_divisions_equal_num_bigints() {
+        let divisors = [
+            number(64, 41),
+            number(65, 42),
+            number(6_000, 43),
+            number(LONG_DIVISION, 44),
+            number(30_000, 45),
+        ];
+        for b in &divisors {
+            let b = BigInt::from(b.clone());
+            for a in [
+                number(LONG_DIVISION - 2, 46),
+                number(LONG_DIVISION, 47),
+                number(40_000, 48),
+                number(40_000, 48) * b.magnitude(),
+            ] {
+                for sign in [Sign::Plus, Sign::Minus] {
+                    let a = BigInt::from_biguint(sign, a.clone());
+                    assert_eq!(
+                        div_mod_floor(&a, &b),
+                        num_integer::Integer::div_mod_floor(&a, &b),
+                        "{sign:?}{} / {}",
+                        a.bits(),
+                        b.bits()
+                    );
+                }
+            }
+        }
+        let long = BigInt::from(number(20_000, 49));
+        assert_eq!(
+            div_mod_floor(&BigInt::zero(), &long),
+            (BigInt::zero(), BigInt::zero())
+        );
+    }
+
     #[test]
     fn divisions_equal_num_bigints() {
         let ints =

@@ -392,15 +392,17 @@ const LOWEST_TERMS_CHUNK: usize = 64;
 const MAX_STEP: u64 = 48;
 
 /// `(n, |a − n·den|)` with `n = round(a / den)`, `den = L·2^k` (halves rounded up): the division
-/// by a power of two is a shift and the division by the short `L` is short, and the
-/// distance comes from the two remainders without multiplying `n` back (a reconstruction
-/// pass does this for every entry, on numbers of the values' size).
+/// by a power of two is a shift, the division by `L` (short, or of thousands of digits
+/// where the right-hand sides' denominators are long) goes through
+/// [`crate::value::long::div_mod_floor`], and the distance comes from the two remainders
+/// without multiplying `n` back (a reconstruction pass does this for every entry, on
+/// numbers of the values' size).
 fn nearest_quotient(a: BigInt, lcm: &BigInt, den: &BigInt, k: u64) -> (BigInt, BigInt) {
     // a = 2^k · high + low (0 ≤ low < 2^k), high = L · n + r (0 ≤ r < L): a = den · n + rem,
     // rem = r · 2^k + low, 0 ≤ rem < den.
     let high = &a >> k as usize;
     let low = a - (&high << k as usize);
-    let (mut n, r) = high.div_mod_floor(lcm);
+    let (mut n, r) = crate::value::long::div_mod_floor(&high, lcm);
     let rem = (r << k as usize) + low;
     if (&rem << 1u8) >= *den {
         n += 1;
