@@ -230,11 +230,14 @@ fn measured_5x5(material: Material) -> Option<f64> {
 }
 
 /// How five-man denominators grow with the board from 5x5 (a power of the squares), the
-/// least that covers every 6x6 material made (2026-11-30), rounded up: 4.9 where both
-/// sides hold a knight or a pawn (KRNvKN 335 to 1,972 digits, 4.86; KQNvKN 333 to 1,837,
-/// 4.68), 5.65 for the others (KQRvKN 21 to 162, 5.61; KRBvKN 31 to 184, 4.9; KQRvKQ 9
-/// to 15, 1.4).
-const FIVE_MAN_GROWTH: (f64, f64) = (4.9, 5.65);
+/// least that covers every 6x6 material made (2026-11-30), rounded up, in three kinds:
+/// - both sides hold a knight or a pawn and White no queen or rook: 8.1 (KNNvKN 655 to
+///   12,120 digits, 8.0);
+/// - both sides hold a knight or a pawn otherwise: 4.9 (KRNvKN 335 to 1,972, 4.86;
+///   KQNvKN 333 to 1,837, 4.68);
+/// - the others: 5.65 (KQRvKN 21 to 162, 5.61; KRBvKN 31 to 184, 4.9; KQRvKQ 9 to 15,
+///   1.4).
+const FIVE_MAN_GROWTH: [f64; 3] = [8.1, 4.9, 5.65];
 
 /// The largest denominator, in bits, expected of `material` on a board of `squares`
 /// squares: power laws through the measured boards, for memory planning only.
@@ -256,15 +259,20 @@ const FIVE_MAN_GROWTH: (f64, f64) = (4.9, 5.65);
 /// Materials of six men and more have not been measured; they get the four-man law of
 /// the first kind, which is a guess.
 pub fn expected_value_bits(squares: usize, material: Material) -> f64 {
+    // A mirror is planned as the material stored for it.
+    let material = material.stored().0;
     let s = squares as f64;
     let slow =
         |color| material.count(color, Piece::Knight) + material.count(color, Piece::Pawn) > 0;
     let both_slow = slow(Color::White) && slow(Color::Black);
     if let Some(digits) = measured_5x5(material) {
-        let power = if both_slow {
-            FIVE_MAN_GROWTH.0
-        } else {
-            FIVE_MAN_GROWTH.1
+        let heavy = [Piece::Queen, Piece::Rook]
+            .iter()
+            .any(|&p| material.count(Color::White, p) > 0);
+        let power = match (both_slow, heavy) {
+            (true, false) => FIVE_MAN_GROWTH[0],
+            (true, true) => FIVE_MAN_GROWTH[1],
+            (false, _) => FIVE_MAN_GROWTH[2],
         };
         return digits * std::f64::consts::LOG2_10 * (s / 25.0).powf(power);
     }
@@ -425,10 +433,11 @@ pub fn estimate_paged_solve_bytes(
 /// The share of a table's positions whose values its dictionary holds whole at the size
 /// of the largest ([`expected_value_bits`]): most positions share a value, most values
 /// are far shorter than the largest, and most of the rest are stored as means of two
-/// others (format 8). Fitted on the tables of format 8: the whole 8x8 four-man run 0.023
-/// (9.34 GB made, 11.7 planned), the 44 tables of 6x6 up to five men made 0.020 (3.17 GB
-/// made, 3.5 planned); single materials lie on both sides of it (8x8 KBvKN 0.067, KNvKN
-/// 0.043, 6x6 KQNvKN 0.013).
+/// others (format 8). Fitted on the tables of format 8: the whole 8x8 four-man run 0.023,
+/// the first 44 tables of 6x6 up to five men 0.020; single materials lie on both sides of
+/// it (8x8 KBvKN 0.067, KNvKN 0.043, 6x6 KQNvKN 0.013). Planned with it: 8x8 four men
+/// 16.7 GB (9.34 made; KNvKP and KPvKP are planned from their 7x7 digits), the 49 6x6
+/// tables made 4.9 GB (3.81 made), 5x5 five men 3.6 GB (3.19 made).
 const DICTIONARY_SHARE: f64 = 0.03;
 
 /// The bytes of `material`'s table on `board` with `positions` positions (after symmetry),
@@ -598,8 +607,8 @@ mod tests {
 
     /// The five-man law against every five-man material made on 6x6 (2026-11-30, digits
     /// of its largest denominator): each covered; those beyond 100 digits within 1.4 times
-    /// (KRNvKN 1.01, KQNvKN 1.08, KRBvKN 1.32), the short ones within 7 (KQQvKQ 6.4: 11
-    /// made, 71 expected).
+    /// (KRNvKN 1.01, KNNvKN 1.04, KQNvKN 1.08, KRBvKN 1.32), the short ones within 7
+    /// (KQQvKQ 6.4: 11 made, 71 expected).
     #[test]
     fn the_five_man_law_covers_6x6() {
         let made = [
