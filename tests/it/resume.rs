@@ -734,6 +734,81 @@ fn a_stop_before_beta_keeps_a_state_keeps_alphas_final_one() {
     assert!(beta(&plain) != plain.alpha.values.values());
 }
 
+/// A checkpoint too large to decode in the memory available is not loaded (on this machine
+/// 6x6 KBNvKN's 27.4 GB one got the process killed by the kernel): the job is skipped with
+/// a line naming the file, exit 1, the file kept; with the memory, `--resume` uses it.
+#[test]
+fn a_checkpoint_too_large_for_the_memory_is_kept_not_loaded() {
+    use bidtb::Material;
+    use bidtb::internal::graph::Graph;
+    use bidtb::internal::index::Index;
+    use bidtb::internal::solve::checkpoint::{self, Job};
+    use bidtb::internal::solve::{self, Bound, Game, Settings};
+
+    let board: bidtb::Board = "5x5".parse().unwrap();
+    let kvk = [Material::KVK];
+    let graph = Graph::new(&Index::new(board, &kvk));
+    let alpha = solve::solve_bound(
+        Game::closed(&graph),
+        Bound::Alpha,
+        &Settings::default(),
+        &|_| true,
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let board_dir = dir.path().join("5x5");
+    std::fs::create_dir_all(&board_dir).unwrap();
+    let job = Job {
+        board,
+        materials: &kvk,
+        graph: &graph,
+    };
+    let ck = checkpoint::save(&board_dir, job, &[&alpha.kept()]).unwrap();
+    let run = |limit: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_bidtb"));
+        c.args([
+            "generate",
+            "--board",
+            "5x5",
+            "--material",
+            "KvK",
+            "--method",
+            "solve",
+        ])
+        .args(["-q", "--resume", "--out"])
+        .arg(dir.path())
+        // The guard's own limit apart, so that only the resume is short of memory.
+        .env("BIDTB_MEMORY_GUARD", "8G");
+        match limit {
+            Some(l) => c.env("BIDTB_MEMORY_LIMIT", l),
+            None => c.env_remove("BIDTB_MEMORY_LIMIT"),
+        };
+        let o = c.output().unwrap();
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    // 33 MB, less what the process holds (more than 1 MB) and a margin of 32 MB: no room
+    // for any state, where the job itself is planned at less.
+    let (code, stderr) = run(Some("33M"));
+    assert_eq!(code, 1, "{stderr}");
+    let named = format!("resuming from {}", ck.display());
+    assert!(
+        stderr.contains(&named) && stderr.contains("MB of memory"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(ck.exists(), "the checkpoint is kept");
+    assert!(!board_dir.join("KvK.bidtb").exists());
+    let (code, stderr) = run(None);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        board_dir.join("KvK.bidtb").exists() && !ck.exists(),
+        "{stderr}"
+    );
+}
+
 /// A run of `--pieces 4` stopped with Ctrl-C names the command that resumes it, the request
 /// included: without `--pieces 4` the same command would resume the three-piece set.
 #[test]
