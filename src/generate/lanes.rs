@@ -451,9 +451,6 @@ impl Lanes<'_, '_, '_> {
                     });
                 }
             }
-            // Too little memory for it here (a checkpoint too large to resume): skipped like
-            // a job refused up front, its checkpoint kept.
-            Err(Error::Resources(reason)) if !self.stopping() => self.skip(&job, reason),
             Err(e) => self.fail(e),
         }
     }

@@ -315,7 +315,7 @@ pub fn load(dir: &Path, job: Job<'_>) -> Result<(Loaded, PathBuf), Error> {
 const DECODED_OVERHEAD: u64 = 8;
 
 /// Load one checkpoint file for `job` (Nothing if there is no such file). A state too
-/// large for the memory available is an [`Error::Resources`], the file left in place.
+/// large for the memory available is an [`Error::Resources`], the file left as it is.
 fn load_file(path: &Path, job: Job<'_>) -> Result<Loaded, Error> {
     let bad = |reason: String| Error::Checkpoint {
         path: path.display().to_string(),
@@ -334,9 +334,8 @@ fn load_file(path: &Path, job: Job<'_>) -> Result<Loaded, Error> {
         Err(other) => return Ok(Loaded::Other(other)),
     };
     // Decoding holds the whole state on the heap, numerators the job had paged to files
-    // included: refused before reading where it cannot fit (the file kept for a larger
-    // machine), instead of the kernel killing the process (6x6 KBNvKN's 27.4 GB checkpoint
-    // on this machine's 24 GiB).
+    // included: refused before reading where it cannot fit, instead of the kernel killing
+    // the process (6x6 KBNvKN's 27.4 GB checkpoint on this machine's 24 GiB).
     crate::resources::check_more(
         len.saturating_add(len / DECODED_OVERHEAD),
         &format!("resuming from {}", path.display()),

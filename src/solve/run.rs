@@ -328,6 +328,13 @@ fn states_to_resume(
             ));
             return Ok((Vec::new(), None));
         }
+        // A state too large to decode here (the job had paged what it now would hold
+        // whole): solved afresh, as the job fits where its state does not; the file stays
+        // until this job's own saves replace it.
+        Err(Error::Resources(reason)) => {
+            obs.notice(&format!("{reason}: solving from the start"));
+            return Ok((Vec::new(), None));
+        }
         Err(e) => return Err(e),
     };
     match loaded {
