@@ -213,20 +213,21 @@ fn measured_7x7(material: Material) -> Option<(f64, f64)> {
 
 /// The 8x8 measurement of a four-man material: digits of its largest denominator.
 fn measured_8x8(material: Material) -> Option<f64> {
-    let name = material.stored().0.to_string();
-    MEASURED_8X8
-        .iter()
-        .find(|(m, _)| *m == name)
-        .map(|&(_, digits)| digits as f64)
+    measured_digits(&MEASURED_8X8, material)
 }
 
 /// The 5x5 measurement of a five-man material: digits of its largest denominator.
 fn measured_5x5(material: Material) -> Option<f64> {
+    measured_digits(&MEASURED_5X5, material)
+}
+
+/// The digits `rows` (material, digits of its largest denominator) give `material`, looked
+/// up as its stored form.
+fn measured_digits(rows: &[(&str, u32)], material: Material) -> Option<f64> {
     let name = material.stored().0.to_string();
-    MEASURED_5X5
-        .iter()
+    rows.iter()
         .find(|(m, _)| *m == name)
-        .map(|&(_, digits)| digits as f64)
+        .map(|&(_, digits)| f64::from(digits))
 }
 
 /// How five-man denominators grow with the board from 5x5 (a power of the squares), the

@@ -452,21 +452,16 @@ fn clear_after_set_aside(ck: &Path) {
     }
 }
 
-#[test]
-fn unusable_solve_checkpoints_are_refused_by_name() {
+/// A state kept by the library for the first job of a `board` run, KvK: α's final
+/// strategies, as a checkpoint file holds them.
+fn kvk_state(board: &str) -> Vec<u8> {
     use bidtb::Material;
     use bidtb::internal::graph::Graph;
     use bidtb::internal::index::Index;
     use bidtb::internal::solve::checkpoint::{self, Job};
     use bidtb::internal::solve::{self, Bound, Game, Settings};
 
-    let plain = tempfile::tempdir().unwrap();
-    let p = plain.path().to_str().unwrap();
-    let solve_args = ["generate", "--board", "5x5", "--method", "solve", "-q"];
-    assert_eq!(bidtb(&[&solve_args[..], &["--out", p]].concat()).0, 0);
-
-    // A state kept by the library: α's final strategies for the first job, KvK.
-    let board: bidtb::Board = "5x5".parse().unwrap();
+    let board: bidtb::Board = board.parse().unwrap();
     let kvk = [Material::KVK];
     let graph = Graph::new(&Index::new(board, &kvk));
     let alpha = solve::solve_bound(
@@ -476,37 +471,40 @@ fn unusable_solve_checkpoints_are_refused_by_name() {
         &|_| true,
     )
     .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().to_str().unwrap();
-    let board_dir = dir.path().join("5x5");
-    std::fs::create_dir_all(&board_dir).unwrap();
     let job = Job {
         board,
         materials: &kvk,
         graph: &graph,
     };
-    let ck = checkpoint::save(&board_dir, job, &[&alpha.kept()]).unwrap();
+    checkpoint::encode(job, &[&alpha.kept()])
+}
+
+/// [`kvk_state`] saved where a `board` run in `out` resumes KvK from; its path.
+fn kvk_checkpoint(out: &Path, board: &str) -> std::path::PathBuf {
+    let board_dir = out.join(board);
+    std::fs::create_dir_all(&board_dir).unwrap();
+    let ck = bidtb::internal::solve::checkpoint::path(&board_dir, &[bidtb::Material::KVK]);
+    std::fs::write(&ck, kvk_state(board)).unwrap();
+    ck
+}
+
+#[test]
+fn unusable_solve_checkpoints_are_refused_by_name() {
+    let plain = tempfile::tempdir().unwrap();
+    let p = plain.path().to_str().unwrap();
+    let solve_args = ["generate", "--board", "5x5", "--method", "solve", "-q"];
+    assert_eq!(bidtb(&[&solve_args[..], &["--out", p]].concat()).0, 0);
+
+    // A state kept by the library: α's final strategies for the first job, KvK.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let ck = kvk_checkpoint(dir.path(), "5x5");
     let good = std::fs::read(&ck).unwrap();
     let resume = [&solve_args[..], &["--out", d, "--resume"]].concat();
 
     every_damage_is_set_aside(&ck, &good, &resume, 8);
     // Another board's state under this board's name: set aside as well.
-    let other: bidtb::Board = "4x6".parse().unwrap();
-    let other_graph = Graph::new(&Index::new(other, &kvk));
-    let other_alpha = solve::solve_bound(
-        Game::closed(&other_graph),
-        Bound::Alpha,
-        &Settings::default(),
-        &|_| true,
-    )
-    .unwrap();
-    let other_job = Job {
-        board: other,
-        materials: &kvk,
-        graph: &other_graph,
-    };
-    let bytes = checkpoint::encode(other_job, &[&other_alpha.kept()]);
-    std::fs::write(&ck, &bytes).unwrap();
+    std::fs::write(&ck, kvk_state("4x6")).unwrap();
     let (code, _, stderr) = bidtb(&resume);
     assert_eq!(code, 0, "{stderr}");
     assert!(
@@ -739,31 +737,8 @@ fn a_stop_before_beta_keeps_a_state_keeps_alphas_final_one() {
 /// naming the file, and is solved from the start; with the memory, `--resume` uses it.
 #[test]
 fn a_checkpoint_too_large_for_the_memory_is_not_loaded() {
-    use bidtb::Material;
-    use bidtb::internal::graph::Graph;
-    use bidtb::internal::index::Index;
-    use bidtb::internal::solve::checkpoint::{self, Job};
-    use bidtb::internal::solve::{self, Bound, Game, Settings};
-
-    let board: bidtb::Board = "5x5".parse().unwrap();
-    let kvk = [Material::KVK];
-    let graph = Graph::new(&Index::new(board, &kvk));
-    let alpha = solve::solve_bound(
-        Game::closed(&graph),
-        Bound::Alpha,
-        &Settings::default(),
-        &|_| true,
-    )
-    .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let board_dir = dir.path().join("5x5");
-    std::fs::create_dir_all(&board_dir).unwrap();
-    let job = Job {
-        board,
-        materials: &kvk,
-        graph: &graph,
-    };
-    let ck = checkpoint::save(&board_dir, job, &[&alpha.kept()]).unwrap();
+    let ck = kvk_checkpoint(dir.path(), "5x5");
     let run = |limit: Option<&str>| {
         let mut c = Command::new(env!("CARGO_BIN_EXE_bidtb"));
         c.args([
@@ -800,11 +775,12 @@ fn a_checkpoint_too_large_for_the_memory_is_not_loaded() {
     );
     assert!(stderr.contains("solving from the start"), "{stderr}");
     assert!(!stderr.contains("resumed after"), "{stderr}");
+    let board_dir = dir.path().join("5x5");
     let made = std::fs::read(board_dir.join("KvK.bidtb")).unwrap();
     // The same state again, resumed from where the memory allows: the same table.
     std::fs::remove_file(board_dir.join("KvK.bidtb")).unwrap();
     std::fs::remove_file(board_dir.join("KvK.json")).unwrap();
-    let ck = checkpoint::save(&board_dir, job, &[&alpha.kept()]).unwrap();
+    let ck = kvk_checkpoint(dir.path(), "5x5");
     let (code, stderr) = run(None);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("resumed after"), "{stderr}");
