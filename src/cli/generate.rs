@@ -362,11 +362,13 @@ pub(super) struct Args {
     /// Print the jobs of the request without running them (--method solve): one per
     /// material in dependency order, with the materials it needs, its positions before and
     /// after symmetry (counted as the run counts them up to a million, estimated above),
-    /// memory estimate and table size estimate, and the commands that run it as a job of
-    /// its own in a directory of its own (for a cluster scheduler: the needs are the job's
-    /// dependencies). With --json, an array of {material, needs, reads, positions,
-    /// canonical_positions, counted, memory_bytes, disk_bytes}. A run skips a material
-    /// whose table cannot fit on the disk even without its values' digits.
+    /// memory estimate, table size estimate and the temporary files it needs beside its
+    /// table (paged numerators; α's values while β is solved apart), and the commands that
+    /// run it as a job of its own in a directory of its own (for a cluster scheduler: the
+    /// needs are the job's dependencies). With --json, an array of {material, needs, reads,
+    /// positions, canonical_positions, counted, memory_bytes, disk_bytes, scratch_bytes}. A
+    /// run skips a material whose table cannot fit on the disk even without its values'
+    /// digits, and warns as it starts one whose table and temporary files may not.
     #[arg(long)]
     pub plan: bool,
     /// Make these materials (comma-separated Syzygy-style names: KRvKN,KQQvK; a name of
@@ -423,18 +425,24 @@ fn print_plan(
         .map_or(String::new(), |f| format!(" ({} free there now)", gb(f)));
     writeln!(
         stdout,
-        "# The tables take about {} by estimate{free}; the largest job about {} of memory.",
+        "# The tables take about {} by estimate{free}; the largest job about {} of memory \
+         and {} of temporary files beside its table.",
         gb(jobs.iter().map(|j| j.disk_bytes).sum()),
         gb(jobs.iter().map(|j| j.memory_bytes).max().unwrap_or(0)),
+        gb(jobs.iter().map(|j| j.scratch_bytes).max().unwrap_or(0)),
     )?;
     for j in jobs {
         let mb = j.memory_bytes.div_ceil(1 << 20);
         let disk = j.disk_bytes.div_ceil(1 << 20);
         let about = if j.counted { "" } else { "about " };
+        let scratch = match j.scratch_bytes.div_ceil(1 << 20) {
+            0 => String::new(),
+            s => format!("; temporary files about {s} MiB"),
+        };
         writeln!(
             stdout,
             "\n# {}: needs [{}]; {about}{} positions ({about}{} after symmetry{}); memory \
-             about {mb} MiB; table about {disk} MiB",
+             about {mb} MiB; table about {disk} MiB{scratch}",
             j.material,
             j.needs.join(" "),
             j.positions,

@@ -526,6 +526,7 @@ mod tests {
             counted: true,
             memory_bytes,
             disk_bytes: 1,
+            scratch_bytes: 0,
         }
     }
 

@@ -73,6 +73,10 @@ pub struct Planned {
     /// Its table's size on disk by estimate, in bytes
     /// ([`crate::solve::memory::estimate_table_bytes`]).
     pub disk_bytes: u64,
+    /// The temporary files it needs beside its table while it runs, by estimate, in bytes
+    /// ([`crate::solve::memory::estimate_scratch_bytes`]: paged numerators, and α's values
+    /// while β is solved apart).
+    pub scratch_bytes: u64,
 }
 
 /// The most positions (after symmetry, estimated) of a material whose positions a plan
@@ -114,6 +118,7 @@ pub fn plan(options: &Options) -> Vec<Planned> {
                     m,
                     canonical_positions,
                 ),
+                scratch_bytes: super::scratch_estimate(options, &[m]),
             }
         })
         .collect()

@@ -259,6 +259,9 @@ impl Lanes<'_, '_, '_> {
             crate::resources::release_free_memory();
         }
         self.obs.material(job.k, self.total, &job.name);
+        if let Some(warning) = short_of_disk(self.options, &job.materials, self.store.free_disk()) {
+            self.obs.notice(&format!("{}: {warning}", job.name));
+        }
         // The store keeps open what the jobs under way read too, so that a later job
         // reading the same tables shares them instead of opening them again.
         let needed = Material::next_outside(&job.materials);
@@ -642,6 +645,32 @@ fn no_room(options: &Options, materials: &[Material], free: Option<u64>) -> Opti
     })
 }
 
+/// A warning for a job whose table and temporary files may not fit in the `free` bytes
+/// of the output directory's disk, by estimate (the estimates lie above what was made:
+/// the job starts, and fails with the disk's error if the disk does fill).
+fn short_of_disk(options: &Options, materials: &[Material], free: Option<u64>) -> Option<String> {
+    let free = free?;
+    let table: u64 = materials
+        .iter()
+        .map(|&m| {
+            let positions = crate::index::estimate_positions(options.board, m);
+            crate::solve::memory::estimate_table_bytes(options.board, m, positions)
+        })
+        .sum();
+    let scratch = super::scratch_estimate(options, materials);
+    let mb = |bytes: u64| bytes.div_ceil(1 << 20);
+    (table + scratch > free).then(|| {
+        format!(
+            "may need about {} MB of disk (its table about {} MB, temporary files about {} \
+             MB), and {} MB are free there; if the disk fills, the job fails",
+            mb(table + scratch),
+            mb(table),
+            mb(scratch),
+            free >> 20
+        )
+    })
+}
+
 /// Why a job cannot start because a material it leads to was skipped, if one was.
 fn needs_skipped(materials: &[Material], skipped: &[Skipped]) -> Option<String> {
     let needed = Material::next_outside(materials);
@@ -729,5 +758,22 @@ mod tests {
         assert!(why.contains("MB on disk"), "{why}");
         assert_eq!(no_room(&options, &job, Some(least)), None);
         assert_eq!(no_room(&options, &job, None), None);
+    }
+
+    /// A job whose table and temporary files may not fit is warned about as it starts: 6x6
+    /// KBNvKN, whose paged values filled 38 GB of this machine's 53 GB before it was
+    /// stopped, is warned about with 53 GB free and not with 200 GB; a small job pages
+    /// nothing.
+    #[test]
+    fn a_job_short_of_disk_for_its_temporary_files_is_warned_about() {
+        let options = Options::solve(Board::new(6, 6).unwrap());
+        let job = ["KBNvKN".parse::<Material>().unwrap()];
+        let why = short_of_disk(&options, &job, Some(53_000_000_000)).unwrap();
+        assert!(why.contains("temporary files about"), "{why}");
+        assert_eq!(short_of_disk(&options, &job, Some(200_000_000_000)), None);
+        assert_eq!(short_of_disk(&options, &job, None), None);
+        let small = ["KRvK".parse::<Material>().unwrap()];
+        assert_eq!(super::super::scratch_estimate(&options, &small), 0);
+        assert_eq!(short_of_disk(&options, &small, Some(100_000_000)), None);
     }
 }

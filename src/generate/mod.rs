@@ -511,6 +511,27 @@ pub(crate) fn job_estimate(
     (positions, bytes)
 }
 
+/// The temporary disk a job on `materials` needs beside its tables, by estimate (the solve
+/// method's paged numerators and spilled values,
+/// [`crate::solve::memory::estimate_scratch_bytes`]; the iteration keeps none).
+pub(crate) fn scratch_estimate(options: &Options, materials: &[Material]) -> u64 {
+    match options.method() {
+        Method::Iterate => 0,
+        Method::Solve => {
+            let positions = materials
+                .iter()
+                .map(|&m| crate::index::estimate_positions(options.board, m))
+                .sum();
+            crate::solve::memory::estimate_scratch_bytes(
+                positions,
+                options.board,
+                materials,
+                options.solve_settings().page_above,
+            )
+        }
+    }
+}
+
 /// Run one job: the materials `materials` solved jointly, their exits' values taken from
 /// `solved`. Errors: too little memory, an unusable checkpoint, a needed material missing,
 /// or (the solve method) no proof reached.

@@ -370,6 +370,90 @@ pub fn estimate_solve_bytes(nodes: usize, board: Board, materials: &[Material]) 
     estimate_paged_solve_bytes(nodes, board, materials, u64::MAX)
 }
 
+/// The bytes of large values' digits a position of `material` holds at the solve's peak
+/// on a board of `squares` squares, for one bound: [`FOUR_MAN_COPIES`] (with a pawn
+/// [`FOUR_MAN_PAWN_COPIES`]; three men 0.7) of the expected largest value
+/// ([`expected_value_bits`]).
+fn large_digit_bytes(squares: usize, material: Material) -> f64 {
+    let copies = match material.man_count() {
+        ..=3 => 0.7,
+        _ if material.has_pawns() => FOUR_MAN_PAWN_COPIES,
+        _ => FOUR_MAN_COPIES,
+    };
+    copies * expected_value_bits(squares, material) / 8.0
+}
+
+/// Each five-man material whose 5x5 table has positions with α < β (38 of the 110 made
+/// on 2026-11-29, the record five-men-5x5.json): β is solved apart there.
+const SPLIT_5X5: [&str; 38] = [
+    "KBBNvK", "KBBPvK", "KBBvKN", "KBBvKP", "KBNNvK", "KBNPvK", "KBNvKB", "KBNvKN", "KBNvKP",
+    "KBNvKQ", "KBNvKR", "KBPPvK", "KBPvKB", "KBPvKN", "KBPvKP", "KBPvKQ", "KBPvKR", "KNNvKB",
+    "KNNvKP", "KNPvKB", "KNPvKP", "KPPvKB", "KPPvKN", "KPPvKP", "KQBNvK", "KQBPvK", "KQBvKN",
+    "KQBvKP", "KQNvKB", "KQPvKB", "KQPvKP", "KRBNvK", "KRBPvK", "KRBvKN", "KRBvKP", "KRNvKB",
+    "KRPvKB", "KRPvKP",
+];
+
+/// Whether β may be solved apart from α for `material`: where it was on the board the
+/// material's values were measured on (7x7 for four men, 5x5 for five; three men never
+/// were, six men are assumed to be).
+fn may_split(material: Material) -> bool {
+    let name = material.stored().0.to_string();
+    match material.man_count() {
+        ..=3 => false,
+        4 => measured_7x7(material).is_none_or(|(_, split)| split > 0.0),
+        5 => SPLIT_5X5.contains(&name.as_str()),
+        _ => true,
+    }
+}
+
+/// The numerators of a material with a pawn, as a share of its positions times the
+/// expected largest value: most of its values are far shorter (8x8 KNvKP's numerators
+/// were 15.3 GiB, 0.18 of that; KPvKP's and KBPvK's below the 2 GiB that would page them).
+const PAWN_NUMERATOR_SHARE: f64 = 0.2;
+
+/// The temporary disk a job needs beside its table, by estimate: the numerators its exact
+/// evaluations page past their first `page_above` bytes ([`crate::solve::spill::Shelf`]:
+/// a position's numerator at the expected largest value, [`PAWN_NUMERATOR_SHARE`] of it
+/// with a pawn), and where β may be solved apart ([`may_split`]) as many again for β,
+/// whose pages come while α's are kept, with α's held values spilled beside them past
+/// [`crate::solve::run::SPILL_ABOVE_BYTES`] (at most the threshold's numerators and as
+/// much of denominators). Measured against it (the paged numerators each run reported):
+/// 8x8 KNvKN 9,275 MiB and KNvKP 13,240 (α = β), 8x8 KBvKN 1,081 and a spill, 6x6 KBNvKN
+/// 23,776 MiB for α alone, which with β's pages coming as fast filled 38 GB of disk
+/// before it was stopped. Over for pawn materials whose values are mostly short (8x8
+/// KPvKP paged nothing, planned at 28 GB).
+pub fn estimate_scratch_bytes(
+    nodes: usize,
+    board: Board,
+    materials: &[Material],
+    page_above: u64,
+) -> u64 {
+    let above = page_above as f64;
+    materials
+        .iter()
+        .map(|&m| {
+            let share = match m.man_count() {
+                4.. if m.has_pawns() => PAWN_NUMERATOR_SHARE,
+                _ => 1.0,
+            };
+            let digits = nodes as f64 * share * expected_value_bits(board.len(), m) / 8.0;
+            let paged = (digits - above).max(0.0);
+            if may_split(m) {
+                // α's held values, numerators and denominators, spilled past 256 MiB.
+                let held = 2.0 * digits.min(above);
+                let spilled = if held > crate::solve::run::SPILL_ABOVE_BYTES as f64 {
+                    held
+                } else {
+                    0.0
+                };
+                2.0 * paged + spilled
+            } else {
+                paged
+            }
+        })
+        .fold(0.0, f64::max) as u64
+}
+
 /// What stays on the heap of a value whose numerator is paged
 /// ([`crate::solve::spill::Shelf`]), as a share of its digits: its denominator's odd part
 /// (8x8 KNvKP: 2.19 GB of odd parts beside 16 GB of numerators, 0.14), with a margin.
@@ -407,18 +491,11 @@ pub fn estimate_paged_solve_bytes(
     let per_node = materials
         .iter()
         .map(|&m| {
-            let split = measured_7x7(m).map_or(0.0, |(_, split)| split);
-            let copies = if m.man_count() <= 3 {
-                0.7
-            } else {
-                let copies = if m.has_pawns() {
-                    FOUR_MAN_PAWN_COPIES
-                } else {
-                    FOUR_MAN_COPIES
-                };
-                copies * (1.0 + split)
+            let split = match m.man_count() {
+                ..=3 => 0.0,
+                _ => measured_7x7(m).map_or(0.0, |(_, split)| split),
             };
-            copies * expected_value_bits(squares, m) / 8.0
+            large_digit_bytes(squares, m) * (1.0 + split)
         })
         .fold(0.0, f64::max);
     let large = nodes as f64 * per_node;
@@ -655,6 +732,55 @@ mod tests {
     /// The tables' size against the whole 8x8 four-man run in format 8 (2026-11-30, 36
     /// tables, 9,341,086,947 bytes): covered, within 1.75 times (KNvKP and KPvKP are
     /// planned with 1.7 times their digits, [`MEASURED_8X8`]).
+    #[test]
+    fn the_scratch_estimate_covers_the_measured_pages() {
+        let m = |name: &str| name.parse::<Material>().unwrap();
+        let mib = |bytes: u64| bytes >> 20;
+        let above = crate::solve::run::PAGE_ABOVE_BYTES;
+        let scratch = |n: usize, side: u8, name: &str| {
+            estimate_scratch_bytes(n, Board::new(side, side).unwrap(), &[m(name)], above)
+        };
+        // 8x8 KNvKP and KNvKN (α = β): 13,240 and 9,275 MiB paged.
+        let e = mib(scratch(5_999_680, 8, "KNvKP"));
+        assert!((13_240..13_240 * 3 / 2).contains(&e), "KNvKP: {e} MiB");
+        let e = mib(scratch(1_906_192, 8, "KNvKN"));
+        assert!((9_275..9_275 * 3 / 2).contains(&e), "KNvKN: {e} MiB");
+        // 6x6 KBNvKN (α < β): α paged 23,776 MiB, and β pages as many beside them.
+        let e = mib(scratch(5_654_944, 6, "KBNvKN"));
+        assert!((2 * 23_776..4 * 23_776).contains(&e), "KBNvKN: {e} MiB");
+        // Small values page nothing; nothing is paged with the threshold out of reach.
+        assert_eq!(scratch(1_906_548, 8, "KRvK"), 0);
+        let whole = estimate_scratch_bytes(
+            5_718_384,
+            Board::new(8, 8).unwrap(),
+            &[m("KNvKP")],
+            u64::MAX,
+        );
+        assert_eq!(whole, 0);
+    }
+
+    /// The five-man materials planned with β apart are those whose 5x5 tables have α < β,
+    /// as the record of the 5x5 run lists them.
+    #[test]
+    fn the_split_five_man_materials_are_the_recorded_ones() {
+        let record: serde_json::Value =
+            serde_json::from_str(include_str!("../../docs/records/five-men-5x5.json")).unwrap();
+        let columns = record["columns"].as_array().unwrap();
+        let split = columns.iter().position(|c| c == "α < β").unwrap();
+        let mut recorded: Vec<&str> = record["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r[split] != "0")
+            .map(|r| r[0].as_str().unwrap())
+            .collect();
+        recorded.sort();
+        assert_eq!(recorded, SPLIT_5X5);
+        let m = |name: &str| name.parse::<Material>().unwrap();
+        assert!(may_split(m("KBNvKN")) && may_split(m("KNvKBN")) && !may_split(m("KRNvKN")));
+        assert!(may_split(m("KBvKN")) && !may_split(m("KNvKN")) && !may_split(m("KNvK")));
+    }
+
     #[test]
     fn the_table_estimate_covers_the_8x8_run() {
         let board = Board::new(8, 8).unwrap();

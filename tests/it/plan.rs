@@ -51,6 +51,8 @@ fn jobs_of_a_plan_make_the_tables_of_a_run() {
             assert!(j["reads"].as_array().unwrap().contains(n));
         }
         assert!(j["memory_bytes"].as_u64().unwrap() > 0);
+        // 4x4's values are far below the 2 GiB past which numerators are paged.
+        assert_eq!(j["scratch_bytes"].as_u64(), Some(0), "{}", names[k]);
     }
     let kpvkp = jobs.iter().find(|j| j["material"] == "KPvKP").unwrap();
     assert!(
@@ -67,6 +69,10 @@ fn jobs_of_a_plan_make_the_tables_of_a_run() {
         "bidtb generate --board 4x4 --method solve --material KRvKN --out $JOB --resume -q"
     ));
     assert!(text.contains("# The tables take about "), "{text}");
+    assert!(
+        text.contains("of temporary files beside its table"),
+        "{text}"
+    );
     // Each job in a directory of its own.
     std::fs::create_dir_all(shared.join("4x4")).unwrap();
     for (k, j) in jobs.iter().enumerate() {
