@@ -154,8 +154,8 @@ fn spill_alpha(
     match Spilled::out(&mut alpha.values, Some(&dir)) {
         Ok(spilled) => {
             obs.notice_detail(&format!(
-                "alpha: {} MiB of values moved to a temporary file in {} while beta is solved",
-                bytes >> 20,
+                "alpha: values moved to a temporary file of {} MiB in {} while beta is solved",
+                spilled.bytes() >> 20,
                 dir.display()
             ));
             Some(spilled)

@@ -170,6 +170,8 @@ pub struct Spilled {
     file: File,
     /// The paged values, in place; None where a value went to the file.
     stayed: Vec<Option<Value>>,
+    /// The bytes written to the file.
+    written: u64,
 }
 
 impl Spilled {
@@ -206,7 +208,18 @@ impl Spilled {
             .map(|v| v.is_paged().then_some(v))
             .collect();
         let file = w.into_inner().map_err(|e| e.into_error())?;
-        Ok(Spilled { file, stayed })
+        let written = file.metadata()?.len();
+        Ok(Spilled {
+            file,
+            stayed,
+            written,
+        })
+    }
+
+    /// The bytes of the file: the numerators and denominators of the values not paged
+    /// (a paged value stays where it is, in its own file), each whole.
+    pub fn bytes(&self) -> u64 {
+        self.written
     }
 
     /// Read the values back into `images` (the one they came from); the file goes away.
@@ -255,6 +268,17 @@ mod tests {
             .collect();
         let spilled = Spilled::out(&mut images, Some(&std::env::temp_dir())).unwrap();
         assert!(images.values().is_empty());
+        // Each value's numerator and denominator, each after its length.
+        let whole: usize = values
+            .iter()
+            .flat_map(|v| [v.numer(), v.denom()])
+            .map(|part| {
+                let mut bytes = Vec::new();
+                crate::value::bytes::append_le_bytes(&part, &mut bytes);
+                4 + bytes.len()
+            })
+            .sum();
+        assert_eq!(spilled.bytes(), whole as u64);
         spilled.back(&mut images).unwrap();
         assert_eq!(images.values(), &values[..]);
         let after: Vec<u64> = (0..4)

@@ -217,7 +217,7 @@ fn alpha_spilled_while_beta_is_solved_makes_the_same_tables() {
     let (code, err) = run(&spilled, "0");
     assert_eq!(code, 0, "{err}");
     // 4x4 has materials with α < β (KBNvK, KBvKN): β is solved apart there.
-    assert!(err.contains("of values moved to a temporary file"), "{err}");
+    assert!(err.contains("values moved to a temporary file of"), "{err}");
     let (code, err) = run(&kept, "1T");
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("moved to a temporary file"), "{err}");
