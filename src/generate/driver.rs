@@ -91,8 +91,9 @@ pub fn plan(options: &Options) -> Vec<Planned> {
     Material::with_dependencies(&options.materials)
         .into_iter()
         .map(|m| {
+            // With the run's paging threshold, as its temporary files are planned.
             let (_, memory_bytes) =
-                super::job_estimate(options, &[m], crate::solve::run::PAGE_ABOVE_BYTES);
+                super::job_estimate(options, &[m], options.solve_settings().page_above);
             // Counted where that is cheap: the plan's numbers are then the run's.
             let estimate = crate::index::estimate_positions(options.board, m);
             let counted = estimate <= COUNT_UP_TO;

@@ -3,7 +3,7 @@
 //! (on stderr, in summary.json, in the exit status), and `--resume` with more memory makes
 //! the rest, ending with tables identical to an uninterrupted run's.
 
-use crate::common::bidtb;
+use crate::common::{bidtb, run_with_env};
 use std::path::Path;
 use std::process::Command;
 
@@ -26,18 +26,9 @@ fn generate_guarded(
     if resume {
         c.arg("--resume");
     }
-    match limit {
-        Some(l) => c.env("BIDTB_MEMORY_LIMIT", l),
-        None => c.env_remove("BIDTB_MEMORY_LIMIT"),
-    };
-    match guard {
-        Some(g) => c.env("BIDTB_MEMORY_GUARD", g),
-        None => c.env_remove("BIDTB_MEMORY_GUARD"),
-    };
-    let o = c.output().unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
+    run_with_env(
+        c,
+        &[("BIDTB_MEMORY_LIMIT", limit), ("BIDTB_MEMORY_GUARD", guard)],
     )
 }
 

@@ -2,7 +2,7 @@
 //! points and resumed reach exactly the uninterrupted result; Ctrl-C stops cleanly; a capped
 //! run continues past its cap; unusable checkpoints are refused by name.
 
-use crate::common::bidtb;
+use crate::common::{bidtb, run_with_env};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -751,17 +751,14 @@ fn a_checkpoint_too_large_for_the_memory_is_not_loaded() {
             "solve",
         ])
         .args(["-q", "--resume", "--out"])
-        .arg(dir.path())
+        .arg(dir.path());
         // The guard's own limit apart, so that only the resume is short of memory.
-        .env("BIDTB_MEMORY_GUARD", "8G");
-        match limit {
-            Some(l) => c.env("BIDTB_MEMORY_LIMIT", l),
-            None => c.env_remove("BIDTB_MEMORY_LIMIT"),
-        };
-        let o = c.output().unwrap();
-        (
-            o.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&o.stderr).into_owned(),
+        run_with_env(
+            c,
+            &[
+                ("BIDTB_MEMORY_LIMIT", limit),
+                ("BIDTB_MEMORY_GUARD", Some("8G")),
+            ],
         )
     };
     // 33 MB, less what the process holds (more than 1 MB) and a margin of 32 MB: no room

@@ -20,6 +20,23 @@ pub fn bidtb(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Run `command` (a `bidtb` subprocess) with each of `envs` set where it is `Some` and
+/// removed where it is `None` (so that the caller's environment does not leak in): its
+/// exit code and stderr.
+pub fn run_with_env(mut command: Command, envs: &[(&str, Option<&str>)]) -> (i32, String) {
+    for &(name, value) in envs {
+        match value {
+            Some(v) => command.env(name, v),
+            None => command.env_remove(name),
+        };
+    }
+    let o = command.output().expect("runs");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
 /// The 8x8 tables made by `bidtb generate --out ROOT --json -q` with this build of the
 /// binary: ROOT and the summary it printed. The first test to ask runs the generator (about
 /// two minutes in release mode); later ones, in this or another test binary, reuse its
