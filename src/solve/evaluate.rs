@@ -176,6 +176,7 @@ pub fn evaluate(
         &Keeper::none(),
         &|_| {},
         None,
+        None,
     )
 }
 
@@ -375,7 +376,11 @@ enum Step {
 /// [`evaluate`], resuming from `from` (systems solved and under way, matched by their
 /// member lists; the rest is ignored), handing its progress to `save` when `keeper` says
 /// the run is stopping or a save is due. With `filing`, the numerators of the values
-/// solved move out of the heap as it says ([`Shelf`]).
+/// solved move out of the heap as it says ([`Shelf`]). With `twins` (the other bound's
+/// values by node, where known), a value solved equal to its twin takes the twin's copy:
+/// the two bounds hold its digits once, and it is not paged again (β solved apart after
+/// α: on 6x6 KBNvKN α's paged numerators were 23.8 GB, and β's as many again filled the
+/// disk).
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate_kept(
     game: Game<'_>,
@@ -386,6 +391,7 @@ pub fn evaluate_kept(
     keeper: &Keeper<'_>,
     save: &(dyn Fn(EvalStateRef<'_>) + Sync),
     filing: Option<&Filing>,
+    twins: Option<&[Option<Value>]>,
 ) -> Result<(Vec<Value>, EvalStats), SolveError> {
     let graph = game.graph;
     let stuck_value = bound.stuck_value();
@@ -427,6 +433,7 @@ pub fn evaluate_kept(
         ))
     };
     let mut done = 0;
+    let mut shared_with_twins = 0;
     for (depth, level) in chain.by_depth.iter().enumerate() {
         let go_on = progress(Event::Components {
             done,
@@ -468,7 +475,13 @@ pub fn evaluate_kept(
                     }
                     finished.push(c);
                     for (p, v) in values {
-                        x[p as usize] = denominators.share(v);
+                        x[p as usize] = match twins.and_then(|t| t[p as usize].as_ref()) {
+                            Some(twin) if *twin == v => {
+                                shared_with_twins += 1;
+                                twin.clone()
+                            }
+                            _ => denominators.share(v),
+                        };
                     }
                 }
                 Outcome::Stopped(state) => stopped.push((c, state)),
@@ -497,10 +510,19 @@ pub fn evaluate_kept(
             return Err(SolveError::Stopped);
         }
     }
+    if twins.is_some() {
+        // For display only, as below.
+        let _ = progress(Event::Twins {
+            shared: shared_with_twins,
+        });
+    }
     if let Some(shelf) = shelf.as_mut() {
         shelf.flush(&mut x).map_err(shelf_failed)?;
         // For display only: whether to stop is asked between levels.
-        let _ = progress(Event::Paged(shelf.moved()));
+        let _ = progress(Event::Paged {
+            bytes: shelf.moved(),
+            copies: shelf.copies(),
+        });
     }
     stats.largest = stats.largest.max(usize::from(chain.count() > 0));
     Ok((x, stats))

@@ -186,6 +186,9 @@ pub struct Settings {
     /// Where and when the exact evaluations move numerators out of the heap (never if
     /// None).
     pub filing: Option<spill::Filing>,
+    /// The other bound's values by node, where known (β solved apart after α): values
+    /// solved equal to them take their copies ([`evaluate::evaluate_kept`]).
+    pub twins: Option<std::sync::Arc<[Option<Value>]>>,
 }
 
 impl Default for Settings {
@@ -196,6 +199,7 @@ impl Default for Settings {
             near: 1e-12,
             max_rounds: 10_000,
             filing: None,
+            twins: None,
         }
     }
 }
@@ -214,9 +218,19 @@ pub enum Event<'a> {
         /// Bits of the scale so far.
         bits: u64,
     },
-    /// An exact evaluation has moved this many bytes of numerators out of the heap
-    /// ([`spill::Filing`]).
-    Paged(u64),
+    /// An exact evaluation given the other bound's values ([`Settings::twins`]) took
+    /// this many of them where its own came out equal.
+    Twins {
+        /// Values taken.
+        shared: usize,
+    },
+    /// An exact evaluation has moved numerators out of the heap ([`spill::Filing`]).
+    Paged {
+        /// Bytes of numerators moved.
+        bytes: u64,
+        /// Values that took the pages of an equal value instead of their own.
+        copies: u64,
+    },
     /// An exact evaluation has solved `done` of `total` components.
     Components {
         /// Components solved.
@@ -426,7 +440,7 @@ fn evaluate_round(
     now: &mut BoundState,
     progress: &Progress<'_>,
     keeper: &Keeper<'_>,
-    filing: Option<&spill::Filing>,
+    settings: &Settings,
 ) -> Result<(Vec<Value>, EvalStats, f64), SolveError> {
     let t = Instant::now();
     let from = std::mem::take(&mut now.evaluation);
@@ -440,7 +454,8 @@ fn evaluate_round(
             from,
             keeper,
             &save,
-            filing,
+            settings.filing.as_ref(),
+            settings.twins.as_deref(),
         )?
     };
     Ok((values, evaluation, t.elapsed().as_secs_f64()))
@@ -462,7 +477,7 @@ fn improve_until_optimal(
         // The opponent's moves where it can hold the play off every paying terminal.
         strategy::hold_off(game, &mut now.strategies, now.stats.bound);
         let (values, evaluation, evaluate_seconds) =
-            evaluate_round(game, now, progress, keeper, settings.filing.as_ref())?;
+            evaluate_round(game, now, progress, keeper, settings)?;
         let t = Instant::now();
         let exact = strategy::Exact::new(values.iter());
         // The opponent first: its reply must be optimal before the reacher moves on.

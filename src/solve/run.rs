@@ -8,8 +8,8 @@
 //! often while it runs; `resume` continues from it ([`super::checkpoint`]).
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::checkpoint::{self as solve_checkpoint, Job, Loaded};
@@ -245,6 +245,7 @@ fn solve_bound(
     from: Option<BoundState>,
     keep: &Checkpoints<'_>,
     before: Option<&BoundStateRef<'_>>,
+    twins: Option<Arc<[Option<Value>]>>,
 ) -> Result<Candidate, SolveError> {
     let name = match bound {
         Bound::Alpha => "alpha",
@@ -265,8 +266,12 @@ fn solve_bound(
                 r.black_switches
             )),
             Event::Components { done, total } => obs.components(done, total),
-            Event::Paged(bytes) => obs.notice_detail(&format!(
-                "{name}: {} MiB of numerators moved out of memory to temporary files",
+            Event::Twins { shared } => obs.notice_detail(&format!(
+                "{name}: {shared} values equal to alpha's, held once"
+            )),
+            Event::Paged { bytes, copies } => obs.notice_detail(&format!(
+                "{name}: {} MiB of numerators moved out of memory to temporary files \
+                 ({copies} values share the pages of an equal one)",
                 bytes >> 20
             )),
             Event::Refinement { positions, bits } => obs.refinement(positions, bits),
@@ -288,6 +293,7 @@ fn solve_bound(
             dir: spill_dir(control),
             above: run_settings.page_above,
         }),
+        twins,
         ..Settings::default()
     };
     super::solve_bound_kept(
@@ -405,6 +411,7 @@ pub fn run(
         kept.next(),
         &keep,
         None,
+        None,
     ) {
         Ok(c) => c,
         Err(SolveError::Stopped) => return Ok(interrupted()),
@@ -426,6 +433,12 @@ pub fn run(
         // α is certified: its images are not read again.
         alpha.values.release_images();
         let spilled = spill_alpha(&mut alpha, control, settings, obs);
+        // α's values where β's come out equal to them: those held (not spilled), and the
+        // paged ones, which stay where they are.
+        let twins: Arc<[Option<Value>]> = match &spilled {
+            Some(spilled) => spilled.paged_values().into(),
+            None => alpha.values.values().iter().cloned().map(Some).collect(),
+        };
         let before = alpha.kept();
         let beta_from = kept.next();
         let resumed_beta = beta_from.is_some();
@@ -440,6 +453,7 @@ pub fn run(
             beta_from,
             &keep,
             Some(&before),
+            Some(twins),
         ) {
             Ok(c) => c,
             Err(SolveError::Stopped) => {

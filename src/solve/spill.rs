@@ -16,6 +16,8 @@
 //! each after its length (u32, little-endian). Only this process reads it back, so it has
 //! no header; a short read is an error, never a wrong value.
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -78,6 +80,26 @@ pub struct Shelf {
     pending_bytes: u64,
     /// Bytes moved so far.
     moved: u64,
+    /// The positions whose numerators were moved, by a fingerprint of their values
+    /// ([`fingerprint`]): a value solved again at another position (many positions share
+    /// one) takes the copy moved before instead of pages of its own.
+    seen: HashMap<u64, u32>,
+    /// Values that took a copy moved before.
+    copies: u64,
+}
+
+/// A hash of `v` for [`Shelf`]'s lookup of equal values: its denominator (the odd part's
+/// length and lowest limb, the power of two) and its numerator's length and outer limbs.
+/// Equal values have equal fingerprints; values with equal fingerprints are compared.
+fn fingerprint(v: &Value) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let odd = v.shared_odd();
+    (odd.bits(), odd.iter_u64_digits().next(), v.twos()).hash(&mut h);
+    let digits = v.numer_digits();
+    let n = digits.len();
+    (n, &digits[..n.min(2)], &digits[n.saturating_sub(2)..]).hash(&mut h);
+    h.finish()
 }
 
 impl Shelf {
@@ -89,6 +111,8 @@ impl Shelf {
             pending: Vec::new(),
             pending_bytes: 0,
             moved: 0,
+            seen: HashMap::new(),
+            copies: 0,
         }
     }
 
@@ -97,11 +121,22 @@ impl Shelf {
         self.moved
     }
 
+    /// Values that took the copy of an equal value moved before, instead of pages of
+    /// their own.
+    pub fn copies(&self) -> u64 {
+        self.copies
+    }
+
     /// Note that `positions` of `x` have their values: once the values noted hold more
     /// than the filing's threshold, the numerators of those noted after it are moved out,
     /// a batch at a time.
     pub fn note(&mut self, x: &mut [Value], positions: &[u32]) -> io::Result<()> {
         for &p in positions {
+            // A copy of a value held elsewhere (the other bound's) is not this
+            // evaluation's to move.
+            if !x[p as usize].is_only_copy() {
+                continue;
+            }
             let bytes = held_numer_bits(&x[p as usize]).div_ceil(8);
             self.noted += bytes;
             if self.noted > self.filing.above && bytes > 0 {
@@ -124,16 +159,39 @@ impl Shelf {
     }
 
     /// Move the numerators of `x[p]` for `p` in `which` (those held, not 0, and not shared
-    /// with a value held elsewhere) to one new file; returns their bytes.
-    pub fn put(&self, x: &mut [Value], which: &[u32]) -> io::Result<u64> {
-        let chosen: Vec<usize> = which
-            .iter()
-            .map(|&p| p as usize)
-            .filter(|&p| {
-                let v = &x[p];
-                !v.is_paged() && !v.is_zero() && v.is_only_copy()
-            })
-            .collect();
+    /// with a value held elsewhere) to one new file, each value once: one equal to a
+    /// value moved before takes its copy. Returns the bytes written.
+    pub fn put(&mut self, x: &mut [Value], which: &[u32]) -> io::Result<u64> {
+        let mut chosen: Vec<usize> = Vec::new();
+        // (position, the position of the equal value moved)
+        let mut copies: Vec<(usize, usize)> = Vec::new();
+        for p in which.iter().map(|&p| p as usize) {
+            let v = &x[p];
+            if v.is_paged() || v.is_zero() || !v.is_only_copy() {
+                continue;
+            }
+            match self.seen.entry(fingerprint(v)) {
+                Entry::Occupied(e) if *e.get() as usize != p && x[*e.get() as usize] == *v => {
+                    copies.push((p, *e.get() as usize));
+                }
+                Entry::Occupied(_) => chosen.push(p),
+                Entry::Vacant(e) => {
+                    e.insert(p as u32);
+                    chosen.push(p);
+                }
+            }
+        }
+        self.copies += copies.len() as u64;
+        let written = self.write(x, &chosen)?;
+        for (p, q) in copies {
+            x[p] = x[q].clone();
+        }
+        Ok(written)
+    }
+
+    /// Move the numerators of `x[p]` for `p` in `chosen` to one new file; returns their
+    /// bytes.
+    fn write(&self, x: &mut [Value], chosen: &[usize]) -> io::Result<u64> {
         if chosen.is_empty() {
             return Ok(0);
         }
@@ -141,7 +199,7 @@ impl Shelf {
         let mut w = BufWriter::with_capacity(1 << 20, file);
         let mut places = Vec::with_capacity(chosen.len());
         let mut start = 0usize;
-        for &p in &chosen {
+        for &p in chosen {
             let digits = x[p].numer_digits();
             for limb in digits.iter() {
                 // Read back by this process alone, as native limbs.
@@ -214,6 +272,12 @@ impl Spilled {
             stayed,
             written,
         })
+    }
+
+    /// The values that stayed where they were (those whose numerators are paged), by
+    /// node; None where a value went to the file.
+    pub fn paged_values(&self) -> Vec<Option<Value>> {
+        self.stayed.clone()
     }
 
     /// The bytes of the file: the numerators and denominators of the values not paged
@@ -377,6 +441,41 @@ mod tests {
         spilled.back(&mut images).unwrap();
         assert_eq!(images.values(), &held[..]);
         assert!(images.values()[5].is_paged());
+    }
+
+    /// A value equal to one moved before, in its batch or an earlier one, takes its pages:
+    /// each numerator is written once. A value that only looks alike (the same length
+    /// and outer limbs, another middle) gets pages of its own.
+    #[test]
+    fn equal_values_are_moved_once() {
+        let den = BigUint::from(3u8).pow(700) + 2u8;
+        let numer = &den >> 3u8;
+        let alike = &numer + (BigUint::from(1u8) << 500u32);
+        let fresh = |n: &BigUint| Value::new(n.clone(), den.clone());
+        let want = vec![fresh(&numer), fresh(&alike), fresh(&numer), fresh(&numer)];
+        assert_ne!(want[0], want[1]);
+        assert_eq!(fingerprint(&want[0]), fingerprint(&want[1]));
+        let mut x: Vec<Value> = [&numer, &alike, &numer, &numer]
+            .iter()
+            .map(|n| fresh(n))
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let mut shelf = Shelf::new(Filing {
+            dir: dir.path().to_path_buf(),
+            above: 0,
+        });
+        shelf.note(&mut x, &[0, 1, 2]).unwrap();
+        shelf.flush(&mut x).unwrap();
+        shelf.note(&mut x, &[3]).unwrap();
+        shelf.flush(&mut x).unwrap();
+        assert_eq!(x, want);
+        assert!(x.iter().all(Value::is_paged));
+        assert_eq!(shelf.copies(), 2);
+        let bytes = |v: &Value| 8 * v.numer_digits().len() as u64;
+        assert_eq!(shelf.moved(), bytes(&want[0]) + bytes(&want[1]));
+        // Positions 0, 2 and 3 hold one value; 1 its own.
+        let only: Vec<bool> = x.iter().map(Value::is_only_copy).collect();
+        assert_eq!(only, [false, true, false, false]);
     }
 
     /// A directory that cannot take the file is an error naming the cause, and the values

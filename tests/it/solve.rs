@@ -93,6 +93,41 @@ fn alpha_and_beta_apart_on_a_game_where_they_differ() {
     assert!(!proves(&beta.certificate, Bound::Alpha));
 }
 
+/// β solved with α's values as twins (as a run solves β apart): the same values, and
+/// where they equal α's (the certified pair P0, P1) β holds α's copies, not new ones.
+#[test]
+fn beta_takes_alphas_copies_where_the_values_agree() {
+    let graph = mixed_game();
+    let alpha = solve_bound(&graph, Bound::Alpha, &Settings::default());
+    let alone = solve_bound(&graph, Bound::Beta, &Settings::default());
+    let twins: std::sync::Arc<[Option<Value>]> =
+        alpha.values.values().iter().cloned().map(Some).collect();
+    let settings = Settings {
+        twins: Some(twins.clone()),
+        ..Settings::default()
+    };
+    let shared = std::sync::atomic::AtomicUsize::new(0);
+    let counting = |event: solve::Event<'_>| {
+        if let solve::Event::Twins { shared: n } = event {
+            shared.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        }
+        true
+    };
+    let beta = solve::solve_bound(Game::closed(&graph), Bound::Beta, &settings, &counting)
+        .expect("β solves");
+    assert_eq!(values(&beta, 5), values(&alone, 5));
+    assert!(proves(&beta.certificate, Bound::Beta));
+    let shared = shared.into_inner();
+    // P0 and P1 agree; P2, P3 and P4 differ.
+    assert_eq!(shared, 2);
+    for p in 0..2 {
+        // Solved alone, β's own copy; with the twins, α's (held by α, the twins and β).
+        assert!(alone.values.values()[p].is_only_copy(), "P{p}");
+        assert!(!beta.values.values()[p].is_only_copy(), "P{p}");
+    }
+    drop(twins);
+}
+
 /// The two-position cycle of the certificate tests: 1/2 everywhere satisfies every
 /// equation, but α = 0 and β = 1; the solver must not publish 1/2.
 #[test]
@@ -224,6 +259,7 @@ fn stopped_evaluations_resume_to_the_same_values() {
         &counting,
         &|_| {},
         Some(&paging),
+        None,
     )
     .unwrap();
     assert!(same == want);
@@ -258,6 +294,7 @@ fn stopped_evaluations_resume_to_the_same_values() {
             &keeper,
             &save,
             filing,
+            None,
         );
         assert!(matches!(out, Err(SolveError::Stopped)), "{stop_after}");
         let bytes = kept
@@ -278,6 +315,7 @@ fn stopped_evaluations_resume_to_the_same_values() {
             &Keeper::none(),
             &|_| {},
             filing,
+            None,
         )
         .unwrap();
         assert!(got == want, "resumed after {stop_after} questions");
