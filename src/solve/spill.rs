@@ -28,7 +28,7 @@ use num_bigint::BigUint;
 use zerocopy::FromBytes;
 
 use crate::value::shared::Denominators;
-use crate::value::{Images, Pages, Value};
+use crate::value::{Images, Key, Pages, Value};
 
 /// Bytes of the numerators held on the heap and of the denominators of `values` (what
 /// their limbs hold; paged numerators do not count).
@@ -88,18 +88,13 @@ pub struct Shelf {
     copies: u64,
 }
 
-/// A hash of `v` for [`Shelf`]'s lookup of equal values: its denominator (the odd part's
-/// length and lowest limb, the power of two) and its numerator's length and outer limbs.
-/// Equal values have equal fingerprints; values with equal fingerprints are compared.
+/// A hash of `v` for [`Shelf`]'s lookup of equal values: its [`Key`]'s (the lengths and
+/// outer limbs of its numerator and odd part, its power of two). Equal values have equal
+/// fingerprints; values with equal fingerprints are compared.
 fn fingerprint(v: &Value) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    let odd = v.shared_odd();
-    (odd.bits(), odd.iter_u64_digits().next(), v.twos()).hash(&mut h);
-    let digits = v.numer_digits();
-    let n = digits.len();
-    (n, &digits[..n.min(2)], &digits[n.saturating_sub(2)..]).hash(&mut h);
-    h.finish()
+    use std::hash::BuildHasher;
+    std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
+        .hash_one(Key(v))
 }
 
 impl Shelf {
